@@ -1,0 +1,67 @@
+"""The mathematics of VirtueMap profiling, as pure functions. No Django imports.
+
+Inputs are plain sequences and numpy arrays (a ranking is a tuple of option letters),
+outputs small frozen dataclasses or arrays.
+"""
+
+from __future__ import annotations
+
+from scoring.borda import BORDA_MAX, BORDA_MIN, borda_alignment, borda_alignment_batch
+from scoring.profiles import (
+    VirtueProfile,
+    key_weight_arrays,
+    questionnaire_arrays,
+    virtue_profile,
+    virtue_profiles_batch,
+)
+from scoring.rankings import (
+    OPTIONS,
+    RankingError,
+    borda_weights,
+    borda_weights_from_indices,
+    ranking_indices,
+    validate_ranking,
+)
+from scoring.similarity import centered_cosine_similarity, nearest_profiles
+from scoring.stats import (
+    ConsistencyResult,
+    IntervalStats,
+    StoppingDecision,
+    StopReason,
+    consistency,
+    kendall_tau,
+    pairwise_kendall_taus,
+    stopping_decision,
+    t_interval,
+    t_quantile,
+)
+
+__all__ = [
+    "BORDA_MAX",
+    "BORDA_MIN",
+    "OPTIONS",
+    "ConsistencyResult",
+    "IntervalStats",
+    "RankingError",
+    "StopReason",
+    "StoppingDecision",
+    "VirtueProfile",
+    "borda_alignment",
+    "borda_alignment_batch",
+    "borda_weights",
+    "borda_weights_from_indices",
+    "centered_cosine_similarity",
+    "consistency",
+    "kendall_tau",
+    "key_weight_arrays",
+    "nearest_profiles",
+    "pairwise_kendall_taus",
+    "questionnaire_arrays",
+    "ranking_indices",
+    "stopping_decision",
+    "t_interval",
+    "t_quantile",
+    "validate_ranking",
+    "virtue_profile",
+    "virtue_profiles_batch",
+]
