@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from django.contrib import admin
+
+from surveys.models import Dilemma, Instrument, KeyCandidate, Option, Virtue
+
+
+@admin.register(Instrument)
+class InstrumentAdmin(admin.ModelAdmin):
+    list_display = ["slug", "version", "source"]
+
+
+@admin.register(Virtue)
+class VirtueAdmin(admin.ModelAdmin):
+    list_display = ["name", "greek_name", "short_definition", "position"]
+
+
+class OptionInline(admin.TabularInline):
+    model = Option
+    extra = 0
+    max_num = 5
+    can_delete = False
+
+
+@admin.register(Dilemma)
+class DilemmaAdmin(admin.ModelAdmin):
+    list_display = ["id", "title", "position"]
+    inlines = [OptionInline]
+
+
+@admin.register(KeyCandidate)
+class KeyCandidateAdmin(admin.ModelAdmin):
+    list_display = [
+        "dilemma",
+        "virtue",
+        "round",
+        "ordering",
+        "status",
+        "provenance",
+        "n_evaluations",
+        "n_confirmations",
+        "confirmation_rate_display",
+        "decided_at",
+    ]
+    list_filter = ["status", "provenance", "dilemma", "virtue"]
+    list_select_related = ["dilemma", "virtue"]
+    readonly_fields = ["n_evaluations", "n_confirmations", "created_at", "updated_at", "decided_at"]
+
+    @admin.display(description="q")
+    def confirmation_rate_display(self, candidate: KeyCandidate) -> str:
+        rate = candidate.confirmation_rate
+        return "—" if rate is None else f"{rate:.3f}"

@@ -1,0 +1,8 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class SurveysConfig(AppConfig):
+    name = "surveys"
+    verbose_name = "Surveys and keys"
