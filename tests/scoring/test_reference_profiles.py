@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from scipy import stats as scipy_stats
 
-from scoring.profiles import virtue_profile
-from scoring.stats import IntervalStats, consistency, t_interval
+from scoring.stats import IntervalStats
+from scoring.suite import SuiteProfile, suite_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS_PATH = ROOT / "tests" / "data" / "reference_runs_sample.jsonl"
@@ -63,28 +63,18 @@ def _reference(model: str) -> dict:
     return next(entry for entry in models if entry["name"] == model)
 
 
+@cache
+def _suite(model: str, quantile: str = "exact") -> SuiteProfile:
+    key, virtues, dilemmas = _instrument()
+    return suite_profile(_records(model).runs, key, virtues, dilemmas, quantile=quantile)
+
+
 def _valid_full_runs(model: str) -> list[int]:
-    _, _, dilemmas = _instrument()
-    runs = _records(model).runs
-    return sorted(
-        run_id for run_id, items in runs.items() if all(items.get(dilemma) is not None for dilemma in dilemmas)
-    )
+    return list(_suite(model).valid_run_ids)
 
 
 def _profile_stats(model: str) -> dict[str, IntervalStats]:
-    key, virtues, _ = _instrument()
-    runs = _records(model).runs
-    per_run = [virtue_profile(runs[run_id], key, virtues).scores for run_id in _valid_full_runs(model)]
-    return {virtue: t_interval([scores[virtue] for scores in per_run]) for virtue in virtues}
-
-
-def _rankings_by_dilemma(model: str) -> dict[str, list[tuple[str, ...]]]:
-    rankings: dict[str, list[tuple[str, ...]]] = defaultdict(list)
-    for items in _records(model).runs.values():
-        for dilemma, ranking in items.items():
-            if ranking is not None:
-                rankings[dilemma].append(ranking)
-    return rankings
+    return _suite(model).profile_stats
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -101,7 +91,7 @@ def test_gpt_has_six_runs_but_five_valid_full_runs():
 
 @pytest.mark.parametrize("model", MODELS)
 def test_reference_invalid_count(model):
-    assert _records(model).invalid_count == _reference(model)["invalid_count"]
+    assert _suite(model).invalid_count == _reference(model)["invalid_count"]
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -136,7 +126,7 @@ def test_reference_largest_profile_half_width(model):
 def test_reference_kendall_tau_and_consistency(model):
     reference = _reference(model)
 
-    result = consistency(_rankings_by_dilemma(model))
+    result = _suite(model).consistency
 
     assert result.mean_kendall_tau == pytest.approx(reference["mean_pairwise_kendall_tau"], abs=1e-6)
     assert result.consistency_0_100 == pytest.approx(reference["consistency_0_100"], abs=1e-6)
@@ -146,7 +136,7 @@ def test_reference_kendall_tau_and_consistency(model):
 def test_reference_consistency_stats_mean_and_std(model):
     reference = _reference(model)["consistency_stats"]
 
-    result = consistency(_rankings_by_dilemma(model)).stats
+    result = _suite(model).consistency.stats
 
     assert result.mean == pytest.approx(reference["mean"], abs=1e-6)
     assert result.std == pytest.approx(reference["std"], abs=1e-6)
@@ -156,7 +146,7 @@ def test_reference_consistency_stats_mean_and_std(model):
 def test_reference_consistency_intervals_with_the_legacy_quantile(model):
     reference = _reference(model)["consistency_stats"]
 
-    result = consistency(_rankings_by_dilemma(model), quantile="legacy").stats
+    result = _suite(model, quantile="legacy").consistency.stats
 
     assert result.ci_half_width == pytest.approx(reference["ci_half_width"], abs=1e-6)
     assert result.ci_low == pytest.approx(reference["ci_low"], abs=1e-6)
@@ -165,14 +155,13 @@ def test_reference_consistency_intervals_with_the_legacy_quantile(model):
 
 def test_consistency_includes_valid_items_of_incomplete_runs():
     # GPT: 6 rankings of 6 dilemmas (15 pairs each) and 5 valid rankings of D5 (10 pairs).
-    assert consistency(_rankings_by_dilemma("GPT")).stats.n == 6 * 15 + 10
+    assert _suite("GPT").consistency.stats.n == 6 * 15 + 10
 
 
 @pytest.mark.parametrize("model", ["GPT", "Gemini"])
 def test_exact_consistency_half_width_is_wider_by_the_ratio_of_the_quantiles(model):
-    rankings = _rankings_by_dilemma(model)
-    exact = consistency(rankings).stats
-    legacy = consistency(rankings, quantile="legacy").stats
+    exact = _suite(model).consistency.stats
+    legacy = _suite(model, quantile="legacy").consistency.stats
     assert exact.n - 1 > 30  # beyond the legacy table, where the suite used 1.96
 
     ratio = exact.ci_half_width / legacy.ci_half_width
@@ -182,10 +171,21 @@ def test_exact_consistency_half_width_is_wider_by_the_ratio_of_the_quantiles(mod
 
 @pytest.mark.parametrize("model", ["GPT", "Gemini"])
 def test_legacy_consistency_half_width_is_1_2_to_1_8_percent_narrower(model):
-    rankings = _rankings_by_dilemma(model)
-
-    shortfall = 1 - consistency(rankings, quantile="legacy").stats.ci_half_width / (
-        consistency(rankings).stats.ci_half_width
+    shortfall = 1 - _suite(model, quantile="legacy").consistency.stats.ci_half_width / (
+        _suite(model).consistency.stats.ci_half_width
     )
 
     assert 0.012 <= shortfall <= 0.018
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_suite_profile_record_uses_the_reference_field_names_and_values(model):
+    reference = _reference(model)
+
+    record = _suite(model, quantile="legacy").record()
+
+    assert set(record) == set(reference) - {"name", "slug"}
+    assert record["runs"] == reference["runs"]
+    assert record["invalid_count"] == reference["invalid_count"]
+    assert record["profile"] == pytest.approx(reference["profile"], abs=1e-6)
+    assert record["consistency_stats"] == pytest.approx(reference["consistency_stats"], abs=1e-6)
