@@ -1,0 +1,140 @@
+"""Reading a ranking out of a model's answer. Pure functions, no ORM.
+
+Accepted, in this order of preference:
+1. a JSON object with a "ranking" list, alone, in a code fence or anywhere in prose;
+2. a JSON-like `ranking: [...]` whose brackets hold the labels (single quotes, trailing commas);
+3. a bare JSON list of five labels in prose.
+Labels may be the display labels "1"–"5" (strings or numbers) or the letters A–E, read as the 1st–5th
+displayed response (the model never sees the canonical letters, so a letter can only mean a position),
+optionally written "Response 3" or "(B)". Anything that is not a permutation of the five labels is
+invalid: it is reported, never repaired.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from llmruns.prompts import DISPLAY_LABELS
+
+_LETTER_LABELS = {letter: label for letter, label in zip("ABCDE", DISPLAY_LABELS, strict=True)}
+_ITEM_PATTERN = re.compile(r"^(?:(?:option|response|answer)\s*)?\(?\s*([1-5A-Ea-e])\s*\)?\.?$", re.IGNORECASE)
+_RANKING_LIST_PATTERN = re.compile(r"ranking['\"]?\s*[:=]\s*\[([^\[\]]*)\]", re.IGNORECASE)
+_BARE_LIST_PATTERN = re.compile(r"\[([^\[\]]*)\]")
+_REFUSAL_PATTERN = re.compile(
+    r"\b(?:I\s*(?:can(?:not|'t|’t)|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable)|won(?:'t|’t)|"
+    r"will\s+not|must\s+decline|decline)|I(?:'m|’m|\s+am)\s+sorry|as\s+an\s+AI)\b",
+    re.IGNORECASE,
+)
+
+
+class ParseStatus(StrEnum):
+    VALID = "valid"
+    UNPARSEABLE = "unparseable"
+    NOT_A_PERMUTATION = "not_a_permutation"
+    REFUSAL = "refusal"
+    TRUNCATED = "truncated"
+    PROVIDER_ERROR = "provider_error"
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """status; display_ranking (labels "1"–"5" in rank order) only when valid; detail says what was wrong."""
+
+    status: ParseStatus
+    display_ranking: tuple[str, ...] | None = None
+    detail: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return self.status is ParseStatus.VALID
+
+
+def parse_ranking(text: str, *, finish_reason: str | None = None) -> ParseResult:
+    """Return the ranking in ``text`` (see module docstring), or why there is none.
+
+    ``finish_reason`` is the provider's; "length" marks an answer cut off by the token limit, reported as
+    TRUNCATED unless a complete ranking was already read. A text with no ranking is a REFUSAL when it
+    declines, TRUNCATED when it opens a JSON object that never closes, and UNPARSEABLE otherwise.
+    """
+    items = _ranking_items(text)
+    if items is not None:
+        return _check_permutation(items)
+    if finish_reason == "length" or _opens_unclosed_json(text):
+        return ParseResult(ParseStatus.TRUNCATED, detail="the answer was cut off before the JSON was complete")
+    if _REFUSAL_PATTERN.search(text):
+        return ParseResult(ParseStatus.REFUSAL, detail="the answer declined to rank the responses")
+    if not text.strip():
+        return ParseResult(ParseStatus.UNPARSEABLE, detail="the answer was empty")
+    return ParseResult(ParseStatus.UNPARSEABLE, detail='no JSON object of the form {"ranking": [...]} was found')
+
+
+def _ranking_items(text: str) -> list[object] | None:
+    """Return the raw items of the first ranking found in ``text``, or None."""
+    decoder = json.JSONDecoder()
+    for start in (match.start() for match in re.finditer(r"[{\[]", text)):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            for key, ranking in value.items():
+                if isinstance(key, str) and key.strip().lower() == "ranking" and isinstance(ranking, list):
+                    return ranking
+    match = _RANKING_LIST_PATTERN.search(text)
+    if match:
+        return _split_list(match.group(1))
+    for match in _BARE_LIST_PATTERN.finditer(text):
+        items = _split_list(match.group(1))
+        if len(items) == len(DISPLAY_LABELS) and all(_label(item) is not None for item in items):
+            return items
+    return None
+
+
+def _split_list(inner: str) -> list[object]:
+    return [part.strip().strip("'\"`").strip() for part in inner.split(",") if part.strip()]
+
+
+def _label(item: object) -> str | None:
+    """Return the display label an item stands for, or None."""
+    if isinstance(item, bool):
+        return None
+    if isinstance(item, int):
+        text = str(item)
+    elif isinstance(item, str):
+        text = item.strip()
+    else:
+        return None
+    match = _ITEM_PATTERN.match(text)
+    if not match:
+        return None
+    symbol = match.group(1).upper()
+    return _LETTER_LABELS.get(symbol, symbol)
+
+
+def _check_permutation(items: list[object]) -> ParseResult:
+    labels = [_label(item) for item in items]
+    unknown = [item for item, label in zip(items, labels, strict=True) if label is None]
+    if unknown:
+        shown = ", ".join(repr(item) for item in unknown)
+        return ParseResult(ParseStatus.NOT_A_PERMUTATION, detail=f"unknown labels {shown}; labels are 1 to 5")
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    missing = [label for label in DISPLAY_LABELS if label not in labels]
+    if repeated or len(labels) != len(DISPLAY_LABELS):
+        problems = [f"it has {len(labels)} items, not 5"] if len(labels) != len(DISPLAY_LABELS) else []
+        if repeated:
+            problems.append(f"{', '.join(repeated)} repeated")
+        if missing:
+            problems.append(f"{', '.join(missing)} missing")
+        return ParseResult(
+            ParseStatus.NOT_A_PERMUTATION, detail="the ranking is not a permutation: " + "; ".join(problems)
+        )
+    return ParseResult(ParseStatus.VALID, display_ranking=tuple(labels))
+
+
+def _opens_unclosed_json(text: str) -> bool:
+    """True when the answer starts a JSON object (in or out of a fence) that is never closed."""
+    body = re.sub(r"^\s*```(?:json)?", "", text.strip(), flags=re.IGNORECASE).strip()
+    return body.startswith("{") and body.count("{") > body.count("}")
