@@ -101,6 +101,17 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+# An unacknowledged task (its worker died) is handed out again after this many seconds. LLM suites resume
+# from stored items, so a redelivery while the first worker still runs does no harm, only waiting.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
+
+# --- LLM run-suite ----------------------------------------------------------------------------------------
+# Per request: timeout, and how often a provider error (429, 5xx, timeout) is retried, each wait capped.
+LLMRUNS_REQUEST_TIMEOUT = env.float("LLMRUNS_REQUEST_TIMEOUT", default=120.0)
+LLMRUNS_PROVIDER_RETRIES = env.int("LLMRUNS_PROVIDER_RETRIES", default=8)
+LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
+# An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
+LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
 
 # --- Logging --------------------------------------------------------------------------------------------
 # Request lines only: never client addresses or user agents (respondents must not be identifiable).

@@ -1,0 +1,81 @@
+"""The backend interface: chat completion and top-k first-token log-probabilities, one error type."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+Message = Mapping[str, str]
+
+
+class BackendError(Exception):
+    """A request that failed after the backend's own retries.
+
+    ``permanent`` is True when asking again cannot help (bad credentials, unknown model, a malformed request),
+    False for a transient failure (rate limit, server error, timeout) that a later resume may get past.
+    """
+
+    def __init__(self, message: str, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.permanent = permanent
+
+
+@dataclass(frozen=True)
+class BackendConfig:
+    """Everything a backend needs, as plain data (the API key resolved from its variable, never stored)."""
+
+    provider: str
+    model_id: str
+    base_url: str = ""
+    api_key: str = field(default="", repr=False)
+    temperature: float = 0.7
+    max_tokens: int = 256
+    json_output: bool = True
+    constrain_to_rankings: bool = False
+    extra_params: Mapping[str, Any] = field(default_factory=dict)
+    timeout: float = 120.0
+    # Provider errors (429, 5xx, timeouts) are retried this many times, waiting at most max_retry_wait each.
+    max_retries: int = 8
+    max_retry_wait: float = 60.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer. ``constrained`` says whether decoding was restricted to the valid rankings."""
+
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    served_by: str = ""
+    constrained: bool = False
+    latency_ms: float = 0.0
+    retries: int = 0
+
+
+class Backend:
+    """Base class: subclasses set ``provider`` and implement the two calls."""
+
+    provider: ClassVar[str] = ""
+
+    def __init__(self, config: BackendConfig) -> None:
+        self.config = config
+
+    def complete(
+        self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
+    ) -> Completion:
+        """Return the model's answer to ``messages``.
+
+        ``schema`` is the JSON schema the answer should follow; a backend sends it as structured output when
+        the model's ``json_output`` is on and ignores it otherwise. Raises `BackendError`.
+        """
+        raise NotImplementedError
+
+    def first_token_logprobs(
+        self, messages: Sequence[Message], *, top_k: int = 5, seed: int | None = None
+    ) -> dict[str, float]:
+        """Return the top ``top_k`` candidates for the answer's first token → natural-log probability."""
+        raise NotImplementedError

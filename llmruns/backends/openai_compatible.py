@@ -1,0 +1,178 @@
+"""Any OpenAI-compatible endpoint (OpenRouter, vLLM, Ollama, llama.cpp server) through the official client.
+
+Transient failures (429, 5xx, timeouts, dropped connections) are retried here with exponential backoff, or
+after the server's Retry-After when it sends one; the client's own retries are off so that one policy
+applies. Other HTTP errors (401, 404, 400 …) are permanent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import openai
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, Message
+
+# llama.cpp servers and vLLM ignore an API key, but the client insists on one.
+PLACEHOLDER_API_KEY = "not-needed"
+
+
+def is_transient(error: BaseException) -> bool:
+    """True for errors worth retrying: timeouts, connection failures, 408, 409, 429 and 5xx."""
+    if isinstance(error, (openai.APITimeoutError, openai.APIConnectionError)):
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code in (408, 409, 429) or error.status_code >= 500
+    return False
+
+
+def retry_after_seconds(error: BaseException | None) -> float | None:
+    """Return the wait the server asked for in Retry-After (seconds or an HTTP date), or None."""
+    response = getattr(error, "response", None)
+    if response is None:
+        return None
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+class _RetryAfterOrBackoff:
+    """tenacity wait: the server's Retry-After when given, else random exponential backoff; capped."""
+
+    def __init__(self, cap: float) -> None:
+        self.cap = cap
+        self.backoff = wait_random_exponential(multiplier=0.5, max=cap)
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        error = retry_state.outcome.exception() if retry_state.outcome else None
+        asked = retry_after_seconds(error)
+        return min(asked, self.cap) if asked is not None else self.backoff(retry_state)
+
+
+class OpenAICompatibleBackend(Backend):
+    provider = "openai_compatible"
+
+    def __init__(self, config: BackendConfig) -> None:
+        super().__init__(config)
+        self.client = openai.OpenAI(
+            base_url=config.base_url or None,
+            api_key=config.api_key or PLACEHOLDER_API_KEY,
+            timeout=config.timeout,
+            max_retries=0,
+        )
+
+    def complete(
+        self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
+    ) -> Completion:
+        config = self.config
+        params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+        if seed is not None:
+            params["seed"] = seed
+        constrained = False
+        if config.json_output and schema is not None:
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "ranking", "strict": True, "schema": dict(schema)},
+            }
+            # The schema enumerates the 120 rankings only when the suite asked for the constraint.
+            constrained = config.constrain_to_rankings
+        started = time.perf_counter()
+        response, retries = self._create(messages, params)
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        if not response.choices:
+            raise BackendError("the provider returned no choices")
+        choice = response.choices[0]
+        usage = response.usage
+        extra = usage.model_extra if usage is not None and usage.model_extra else {}
+        return Completion(
+            text=choice.message.content or "",
+            finish_reason=choice.finish_reason,
+            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+            # OpenRouter reports the charge of each request as usage.cost (US$).
+            cost=float(extra.get("cost") or 0.0),
+            served_by=str((response.model_extra or {}).get("provider") or response.model or ""),
+            constrained=constrained,
+            latency_ms=latency_ms,
+            retries=retries,
+        )
+
+    def first_token_logprobs(
+        self, messages: Sequence[Message], *, top_k: int = 5, seed: int | None = None
+    ) -> dict[str, float]:
+        params: dict[str, Any] = {
+            "temperature": self.config.temperature,
+            "max_tokens": 1,
+            "logprobs": True,
+            "top_logprobs": top_k,
+        }
+        if seed is not None:
+            params["seed"] = seed
+        response, _ = self._create(messages, params)
+        logprobs = response.choices[0].logprobs if response.choices else None
+        if logprobs is None or not logprobs.content:
+            raise BackendError("the provider returned no log-probabilities", permanent=True)
+        return {candidate.token: candidate.logprob for candidate in logprobs.content[0].top_logprobs}
+
+    def _create(self, messages: Sequence[Message], params: dict[str, Any]) -> tuple[Any, int]:
+        """Send one request with the retry policy; return (response, number of retries)."""
+        config = self.config
+        extra = dict(config.extra_params)
+        # Keys the client knows go as keyword arguments; the rest (OpenRouter's "provider" routing, llama.cpp's
+        # "grammar", …) travel in the request body unchanged.
+        known = {key: extra.pop(key) for key in list(extra) if key in _CLIENT_KEYWORDS}
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            wait=_RetryAfterOrBackoff(config.max_retry_wait),
+            stop=stop_after_attempt(config.max_retries + 1),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    response = self.client.chat.completions.create(
+                        model=config.model_id,
+                        messages=[dict(message) for message in messages],
+                        **(params | known),
+                        extra_body=extra or None,
+                    )
+                    return response, attempt.retry_state.attempt_number - 1
+        except openai.APIStatusError as error:
+            raise BackendError(
+                f"HTTP {error.status_code} from {config.base_url}: {error.message}", permanent=not is_transient(error)
+            ) from error
+        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+            raise BackendError(f"{type(error).__name__} talking to {config.base_url}: {error}") from error
+        except openai.OpenAIError as error:
+            raise BackendError(f"{type(error).__name__}: {error}", permanent=True) from error
+        raise AssertionError("unreachable: tenacity either returns or re-raises")
+
+
+_CLIENT_KEYWORDS = frozenset(
+    {
+        "temperature",
+        "max_tokens",
+        "max_completion_tokens",
+        "top_p",
+        "seed",
+        "stop",
+        "presence_penalty",
+        "frequency_penalty",
+        "logit_bias",
+        "response_format",
+        "reasoning_effort",
+        "n",
+    }
+)
