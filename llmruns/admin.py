@@ -1,8 +1,14 @@
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
 
-from llmruns.models import LLMModel, ModelProfile
+from llmruns import selectors
+from llmruns.models import ItemResponse, LLMModel, ModelProfile, QuestionnaireRun, Suite
+from llmruns.services import suite_cancel, suite_publish, suite_resume, suite_start
 
 
 @admin.register(LLMModel)
@@ -10,9 +16,181 @@ class LLMModelAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "provider", "model_id", "temperature", "concurrency"]
     list_filter = ["provider", "family"]
     search_fields = ["name", "slug", "model_id"]
+    actions = ["start_suite"]
+
+    @admin.action(description="Start a run-suite (3–10 runs, default thresholds)")
+    def start_suite(self, request: HttpRequest, queryset: QuerySet[LLMModel]) -> None:
+        for model in queryset:
+            suite = suite_start(model=model)
+            self.message_user(request, f"Suite {suite.pk} of {model} queued (seed {suite.seed}).")
 
 
 @admin.register(ModelProfile)
 class ModelProfileAdmin(admin.ModelAdmin):
     list_display = ["model", "source", "runs", "consistency", "max_ci_half_width", "published_at"]
     list_filter = ["source"]
+
+
+class QuestionnaireRunInline(admin.TabularInline):
+    model = QuestionnaireRun
+    extra = 0
+    can_delete = False
+    fields = ["index", "valid", "scores", "finished_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(Suite)
+class SuiteAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "model",
+        "status",
+        "runs_display",
+        "means_display",
+        "ci_display",
+        "consistency_display",
+        "cost_total",
+        "published",
+        "created_at",
+    ]
+    list_filter = ["status", "published", "model"]
+    list_select_related = ["model"]
+    actions = ["resume", "cancel", "publish"]
+    inlines = [QuestionnaireRunInline]
+    readonly_fields = [
+        "model",
+        "instrument",
+        "label",
+        "seed",
+        "request_params",
+        "status",
+        "stop_reason",
+        "stop_detail",
+        "progress",
+        "cost_total",
+        "published",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Suite]:
+        return selectors.suite_list()
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Suites start from the model list (action "Start a run-suite") or `manage.py run_suite`.
+        return False
+
+    @admin.display(description="runs (valid / started)")
+    def runs_display(self, suite: Suite) -> str:
+        return f"{suite.runs_valid} / {suite.runs_started} (max {suite.max_runs})"
+
+    @admin.display(description="current means")
+    def means_display(self, suite: Suite) -> str:
+        means = (suite.progress or {}).get("profile") or {}
+        return ", ".join(f"{virtue[:4]} {mean:.1f}" for virtue, mean in means.items()) or "—"
+
+    @admin.display(description="max CI ±")
+    def ci_display(self, suite: Suite) -> str:
+        width = (suite.progress or {}).get("max_ci_half_width")
+        return "—" if width is None else f"{width:.2f}"
+
+    @admin.display(description="consistency")
+    def consistency_display(self, suite: Suite) -> str:
+        value = (suite.progress or {}).get("consistency_0_100")
+        return "—" if value is None else f"{value:.1f}"
+
+    @admin.action(description="Resume (from the stored items)")
+    def resume(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
+        for suite in queryset:
+            if suite_resume(suite=suite):
+                self.message_user(request, f"Suite {suite.pk} queued again.")
+            else:
+                self.message_user(request, f"Suite {suite.pk} has finished; nothing to resume.", messages.WARNING)
+
+    @admin.action(description="Cancel")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
+        for suite in queryset:
+            if suite_cancel(suite=suite):
+                self.message_user(request, f"Suite {suite.pk} cancelled.")
+            else:
+                self.message_user(request, f"Suite {suite.pk} had already ended.", messages.WARNING)
+
+    @admin.action(description="Publish as the model's profile")
+    def publish(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
+        for suite in queryset:
+            try:
+                profile = suite_publish(suite=suite)
+            except ValidationError as error:
+                self.message_user(request, "; ".join(error.messages), messages.ERROR)
+            else:
+                self.message_user(request, f"Published {profile.model} from suite {suite.pk}.")
+
+
+@admin.register(ItemResponse)
+class ItemResponseAdmin(admin.ModelAdmin):
+    """Read-only: item responses are results, kept verbatim."""
+
+    list_display = ["id", "suite_display", "run_index", "dilemma", "status", "valid", "attempt_count", "constrained"]
+    list_filter = ["status", "valid", "constrained", "run__suite"]
+    list_select_related = ["run", "dilemma"]
+    exclude = ["attempts", "claim_token"]
+    readonly_fields = [
+        "run",
+        "dilemma",
+        "status",
+        "display_to_option",
+        "request_messages",
+        "attempts_display",
+        "attempt_count",
+        "display_ranking",
+        "canonical_ranking",
+        "valid",
+        "latency_ms",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost",
+        "served_by",
+        "constrained",
+        "last_error",
+        "claimed_at",
+        "completed_at",
+    ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="suite")
+    def suite_display(self, item: ItemResponse) -> int:
+        return item.run.suite_id
+
+    @admin.display(description="run")
+    def run_index(self, item: ItemResponse) -> int:
+        return item.run.index
+
+    @admin.display(description="every attempt (raw text verbatim)")
+    def attempts_display(self, item: ItemResponse) -> str:
+        if not item.attempts:
+            return "—"
+        return format_html_join(
+            "",
+            '<div><strong>attempt {} — {}</strong> {}<pre style="white-space: pre-wrap">{}</pre></div>',
+            (
+                (
+                    attempt.get("attempt") if attempt.get("attempt") is not None else "(provider error)",
+                    attempt.get("status", ""),
+                    format_html("<em>{}</em>", attempt.get("detail", "")),
+                    attempt.get("raw_text", ""),
+                )
+                for attempt in item.attempts
+            ),
+        )

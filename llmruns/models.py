@@ -37,6 +37,16 @@ class LLMModel(models.Model):
     json_output = models.BooleanField(
         "request JSON / structured output", default=True, help_text="Ask for a JSON schema where supported."
     )
+    structured_output = models.CharField(
+        "structured output format",
+        max_length=16,
+        choices=[
+            ("json_schema", "OpenAI json_schema (OpenRouter, vLLM, llama.cpp server)"),
+            ("json_object", "json_object with a schema (llama-cpp-python server)"),
+        ],
+        default="json_schema",
+        help_text="How the JSON schema is sent when structured output is requested.",
+    )
     constrain_to_rankings = models.BooleanField(
         default=False, help_text="Constrain decoding to the 120 valid rankings where the backend supports it."
     )

@@ -33,6 +33,8 @@ class BackendConfig:
     temperature: float = 0.7
     max_tokens: int = 256
     json_output: bool = True
+    # "json_schema" (the OpenAI form) or "json_object" (a schema inside json_object, llama-cpp-python's server).
+    structured_output: str = "json_schema"
     constrain_to_rankings: bool = False
     extra_params: Mapping[str, Any] = field(default_factory=dict)
     timeout: float = 120.0

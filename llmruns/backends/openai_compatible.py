@@ -82,10 +82,13 @@ class OpenAICompatibleBackend(Backend):
             params["seed"] = seed
         constrained = False
         if config.json_output and schema is not None:
-            params["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "ranking", "strict": True, "schema": dict(schema)},
-            }
+            if config.structured_output == "json_object":
+                params["response_format"] = {"type": "json_object", "schema": dict(schema)}
+            else:
+                params["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "ranking", "strict": True, "schema": dict(schema)},
+                }
             # The schema enumerates the 120 rankings only when the suite asked for the constraint.
             constrained = config.constrain_to_rankings
         started = time.perf_counter()

