@@ -103,7 +103,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 # An unacknowledged task (its worker died) is handed out again after this many seconds. LLM suites resume
 # from stored items, so a redelivery while the first worker still runs does no harm, only waiting.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
+# How often (seconds) a worker sweeps for such messages: kombu's defaults, lowered only by tests.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
+    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
+}
 
 # --- LLM run-suite ----------------------------------------------------------------------------------------
 # Per request: timeout, and how often a provider error (429, 5xx, timeout) is retried, each wait capped.

