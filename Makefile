@@ -34,6 +34,7 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/scoring.py
+	$(PY) benchmarks/runsuite.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

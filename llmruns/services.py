@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -217,13 +217,19 @@ class _Paced:
 
 
 def _batch_prepare(suite: Suite) -> None:
-    """Create the next batch's runs and items unless unfinished runs remain (those are resumed instead)."""
+    """Create the next batch's runs and items unless unfinished runs remain (those are resumed instead).
+
+    A batch is ``batch_size`` runs, or as many as are still missing to the minimum of valid runs if more.
+    """
     runs = list(QuestionnaireRun.objects.filter(suite=suite).order_by("index"))
     if any(run.valid is None for run in runs):
         _items_create(suite, [run for run in runs if run.valid is None])
         return
+    # Below the minimum of valid runs the stopping rule can only say "continue", so the batch is widened to
+    # reach the minimum at once: the same runs and answers, fewer pauses between batches for more concurrency.
+    valid_runs = sum(1 for run in runs if run.valid)
     first = len(runs) + 1
-    last = min(len(runs) + suite.batch_size, suite.max_runs)
+    last = min(len(runs) + max(suite.batch_size, suite.min_runs - valid_runs), suite.max_runs)
     new_runs = []
     for index in range(first, last + 1):
         run, _ = QuestionnaireRun.objects.get_or_create(suite=suite, index=index)
@@ -235,6 +241,7 @@ def _items_create(suite: Suite, runs: list[QuestionnaireRun]) -> None:
     dilemmas = list(Dilemma.objects.order_by("position").prefetch_related("options"))
     existing = set(ItemResponse.objects.filter(run__in=runs).values_list("run_id", "dilemma_id"))
     template = suite.instrument.llm_prompt_template
+    new_items = []
     for run in runs:
         for dilemma in dilemmas:
             if (run.pk, dilemma.pk) in existing:
@@ -244,14 +251,11 @@ def _items_create(suite: Suite, runs: list[QuestionnaireRun]) -> None:
             messages = ranking_messages(
                 template=template, scenario=dilemma.scenario, options=options, display_to_option=display_to_option
             )
-            try:
-                with transaction.atomic():
-                    ItemResponse.objects.create(
-                        run=run, dilemma=dilemma, display_to_option=display_to_option, request_messages=messages
-                    )
-            except IntegrityError:
-                # Another worker created it between our read and write; the unique constraint kept one row.
-                continue
+            new_items.append(
+                ItemResponse(run=run, dilemma=dilemma, display_to_option=display_to_option, request_messages=messages)
+            )
+    # A worker that created some of them meanwhile wins: the unique constraint keeps one row per run × dilemma.
+    ItemResponse.objects.bulk_create(new_items, ignore_conflicts=True)
 
 
 def _batch_execute(
@@ -331,12 +335,22 @@ def _runs_waiting_on_others(suite: Suite) -> bool:
 def _item_work(backend: Any, item: ItemResponse, max_attempts: int, seed: int) -> ItemOutcome:
     """The part of an item that runs in a pool thread: backend calls and parsing, no database."""
     run_index, dilemma_id = item.run.index, item.dilemma_id
-    return item_outcome(
-        backend,
-        item.request_messages,
-        max_attempts=max_attempts,
-        seed_for_attempt=lambda attempt: attempt_seed(seed, run_index, dilemma_id, attempt),
-    )
+    try:
+        return item_outcome(
+            backend,
+            item.request_messages,
+            max_attempts=max_attempts,
+            seed_for_attempt=lambda attempt: attempt_seed(seed, run_index, dilemma_id, attempt),
+        )
+    except Exception as error:
+        # A bug or an unexpected client error must end the suite with its message, not leave it RUNNING.
+        logger.exception("item %s failed unexpectedly", item.pk)
+        return ItemOutcome(
+            attempts=[{"attempt": None, "status": "provider_error", "raw_text": "", "detail": repr(error)}],
+            attempt_count=0,
+            error=f"{type(error).__name__}: {error}",
+            error_permanent=True,
+        )
 
 
 def suite_item_execute(*, item_id: int, backend: Backend | None = None) -> ItemResponse | None:

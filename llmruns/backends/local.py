@@ -10,6 +10,7 @@ model is loaded once per process and kept.
 
 from __future__ import annotations
 
+import atexit
 import importlib.metadata
 import threading
 import time
@@ -56,6 +57,16 @@ def _grammar() -> Any:
     from llama_cpp import LlamaGrammar
 
     return LlamaGrammar.from_string(ranking_grammar(), verbose=False)
+
+
+@atexit.register
+def _close_models() -> None:
+    # llama.cpp contexts freed by the garbage collector at interpreter exit find the library already torn down
+    # and print a traceback; closing them while it is still loaded keeps the exit clean.
+    with _load_lock:
+        for llama, _ in _loaded.values():
+            llama.close()
+        _loaded.clear()
 
 
 def _model(path: Path, *, logits_all: bool = False) -> tuple[Any, threading.Lock]:
@@ -129,4 +140,4 @@ class LocalBackend(Backend):
         content = (response["choices"][0].get("logprobs") or {}).get("content") or []
         if not content:
             raise BackendError("llama.cpp returned no log-probabilities", permanent=True)
-        return {candidate["token"]: candidate["logprob"] for candidate in content[0]["top_logprobs"]}
+        return {candidate["token"]: float(candidate["logprob"]) for candidate in content[0]["top_logprobs"]}

@@ -169,3 +169,12 @@ def test_the_embedded_model_constrained_to_the_120_rankings_always_answers_valid
 
     items = ItemResponse.objects.filter(run__suite=suite)
     assert all(item.valid and item.constrained and item.attempt_count == 1 for item in items)
+
+
+def test_first_token_logprobs_from_the_embedded_model():
+    backend = backend_for(BackendConfig(provider="local", model_id="smollm2-135m"))
+
+    logprobs = backend.first_token_logprobs([{"role": "user", "content": "Answer A or B."}], top_k=3)
+
+    assert len(logprobs) == 3
+    assert all(isinstance(value, float) and value <= 0.0 for value in logprobs.values())
