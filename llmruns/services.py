@@ -39,7 +39,7 @@ from llmruns.prompts import canonical_ranking, item_permutation, ranking_message
 from llmruns.protocol import ItemOutcome, attempt_seed, item_outcome
 from llmruns.ratelimit import RateLimiter
 from scoring.rankings import RankingError, validate_ranking
-from scoring.stats import StopReason
+from scoring.stats import StoppingDecision, StopReason
 from scoring.suite import SuiteProfile, suite_stopping_decision
 from surveys.models import Dilemma, Instrument
 
@@ -156,7 +156,7 @@ def suite_execute(
     concurrency = max(1, int(suite.request_params.get("concurrency", suite.model.concurrency)))
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"suite{suite_id}") as pool:
         while True:
-            _batch_prepare(suite)
+            suite_batch_prepare(suite=suite)
             interrupted = _batch_execute(suite, pool, concurrency, _Paced(backend, limiter), on_progress)
             suite.refresh_from_db()
             if interrupted or suite.status != Suite.Status.RUNNING:
@@ -211,12 +211,12 @@ class _Paced:
         self.limiter = limiter
         self.config = backend.config
 
-    def complete(self, messages, **kwargs):
+    def complete(self, messages: Any, **kwargs: Any) -> Any:
         self.limiter.acquire()
         return self.backend.complete(messages, **kwargs)
 
 
-def _batch_prepare(suite: Suite) -> None:
+def suite_batch_prepare(*, suite: Suite) -> None:
     """Create the next batch's runs and items unless unfinished runs remain (those are resumed instead).
 
     A batch is ``batch_size`` runs, or as many as are still missing to the minimum of valid runs if more.
@@ -421,7 +421,7 @@ def _run_close_if_complete(run: QuestionnaireRun) -> None:
 # --- statistics and the stopping rule --------------------------------------------------------------------
 
 
-def suite_evaluate(*, suite: Suite):
+def suite_evaluate(*, suite: Suite) -> tuple[SuiteProfile, StoppingDecision | None]:
     """Recompute the suite's statistics from stored items, store them as progress, and decide about stopping.
 
     Returns (profile, decision); decision is None for suites that are not run by the stopping rule

@@ -8,7 +8,14 @@ import time
 import pytest
 
 from llmruns.models import ItemResponse, Suite
-from llmruns.services import suite_cancel, suite_execute, suite_resume, suite_start
+from llmruns.services import (
+    suite_batch_prepare,
+    suite_cancel,
+    suite_execute,
+    suite_item_execute,
+    suite_resume,
+    suite_start,
+)
 from llmruns.testing import Reply
 
 pytestmark = pytest.mark.django_db
@@ -193,3 +200,15 @@ def test_the_same_seed_gives_the_same_permutations_and_rankings(instrument, fake
         )
 
     assert stored(first) == stored(second)
+
+
+def test_a_single_item_executes_once_and_is_not_claimable_again(instrument, fake_model, fake_provider):
+    suite = suite_start(model=fake_model, enqueue=False, min_runs=1, max_runs=1, seed=2)
+    suite_batch_prepare(suite=suite)
+    item = ItemResponse.objects.filter(run__suite=suite).first()
+
+    stored = suite_item_execute(item_id=item.pk)
+
+    assert stored.valid and stored.status == ItemResponse.Status.DONE
+    assert suite_item_execute(item_id=item.pk) is None
+    assert len(fake_provider.requests) == 1
