@@ -137,7 +137,7 @@ def suite_execute(
     Claims the suite with QUEUED/RUNNING → RUNNING (RUNNING too, so that a redelivered task resumes the work
     of a dead worker); returns the suite untouched when it is in any other state. ``on_progress`` is called
     after every stored item and after every batch's statistics. ``backend`` replaces the one built from the
-    stored request parameters (benchmarks share one per model).
+    stored request parameters (for callers that hold a configured backend already).
     """
     now = timezone.now()
     claimed = Suite.objects.filter(pk=suite_id, status__in=Suite.ACTIVE_STATUSES).update(
@@ -266,21 +266,23 @@ def _batch_execute(
     in_flight: dict[Future[ItemOutcome], tuple[int, uuid.UUID]] = {}
     interrupted = False
     deadline = time.monotonic() + settings.LLMRUNS_ITEM_LEASE_SECONDS * 2
+
+    def fill() -> None:
+        candidates = list(
+            ItemResponse.objects.filter(run__suite=suite, run__valid__isnull=True)
+            .filter(_claimable(lease))
+            .exclude(pk__in=[item_id for item_id, _ in in_flight.values()])
+            .select_related("run", "dilemma")
+            .order_by("run__index", "dilemma__position")[: concurrency - len(in_flight)]
+        )
+        for item in candidates:
+            token = _item_claim(item, lease)
+            if token is not None:
+                in_flight[pool.submit(_item_work, backend, item, suite.max_attempts, suite.seed)] = (item.pk, token)
+
     while True:
         if not interrupted:
-            candidates = list(
-                ItemResponse.objects.filter(run__suite=suite, run__valid__isnull=True)
-                .filter(_claimable(lease))
-                .exclude(pk__in=[item_id for item_id, _ in in_flight.values()])
-                .select_related("run", "dilemma")
-                .order_by("run__index", "dilemma__position")[: concurrency - len(in_flight)]
-            )
-            for item in candidates:
-                token = _item_claim(item, lease)
-                if token is None:
-                    continue
-                future = pool.submit(_item_work, backend, item, suite.max_attempts, suite.seed)
-                in_flight[future] = (item.pk, token)
+            fill()
         if not in_flight:
             if interrupted or not _runs_waiting_on_others(suite):
                 return interrupted
@@ -290,8 +292,11 @@ def _batch_execute(
             time.sleep(0.5)
             continue
         done, _ = wait(in_flight, timeout=5.0, return_when=FIRST_COMPLETED)
-        for future in done:
-            item_id, token = in_flight.pop(future)
+        finished = [(future, in_flight.pop(future)) for future in done]
+        if not interrupted:
+            # Start the next requests before writing these results, so the pool never idles on our writes.
+            fill()
+        for future, (item_id, token) in finished:
             item = suite_item_store(item_id=item_id, token=token, outcome=future.result())
             suite.refresh_from_db(fields=["status", "cost_total", "cost_budget"])
             if item is not None and on_progress:
