@@ -3,7 +3,9 @@
 Accepted, in this order of preference:
 1. a JSON object with a "ranking" list, alone, in a code fence or anywhere in prose;
 2. a JSON-like `ranking: [...]` whose brackets hold the labels (single quotes, trailing commas);
-3. a bare JSON list of five labels in prose.
+3. a bare JSON list of five labels in prose;
+4. when the displayed responses are given, prose that quotes all five of them: their order of first mention
+   is the ranking (small models tend to answer "1. <response text> 2. <response text> …").
 Labels may be the display labels "1"–"5" (strings or numbers) or the letters A–E, read as the 1st–5th
 displayed response (the model never sees the canonical letters, so a letter can only mean a position),
 optionally written "Response 3" or "(B)". Anything that is not a permutation of the five labels is
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
 from llmruns.prompts import DISPLAY_LABELS
 
+QUOTED_WORDS = 8
 _LETTER_LABELS = {letter: label for letter, label in zip("ABCDE", DISPLAY_LABELS, strict=True)}
 _ITEM_PATTERN = re.compile(r"^(?:(?:option|response|answer)\s*)?\(?\s*([1-5A-Ea-e])\s*\)?\.?$", re.IGNORECASE)
 _RANKING_LIST_PATTERN = re.compile(r"ranking['\"]?\s*[:=]\s*\[([^\[\]]*)\]", re.IGNORECASE)
@@ -52,8 +56,13 @@ class ParseResult:
         return self.status is ParseStatus.VALID
 
 
-def parse_ranking(text: str, *, finish_reason: str | None = None) -> ParseResult:
+def parse_ranking(
+    text: str, *, finish_reason: str | None = None, options: Mapping[str, str] | None = None
+) -> ParseResult:
     """Return the ranking in ``text`` (see module docstring), or why there is none.
+
+    ``options`` maps display label → the response text shown under it; with it, prose quoting every response
+    is read too.
 
     ``finish_reason`` is the provider's; "length" marks an answer cut off by the token limit, reported as
     TRUNCATED unless a complete ranking was already read. A text with no ranking is a REFUSAL when it
@@ -62,6 +71,9 @@ def parse_ranking(text: str, *, finish_reason: str | None = None) -> ParseResult
     items = _ranking_items(text)
     if items is not None:
         return _check_permutation(items)
+    quoted = _ranking_from_quoted_responses(text, options) if options else None
+    if quoted is not None:
+        return ParseResult(ParseStatus.VALID, display_ranking=quoted, detail="read from the responses quoted in order")
     if finish_reason == "length" or _opens_unclosed_json(text):
         return ParseResult(ParseStatus.TRUNCATED, detail="the answer was cut off before the JSON was complete")
     if _REFUSAL_PATTERN.search(text):
@@ -132,6 +144,29 @@ def _check_permutation(items: list[object]) -> ParseResult:
             ParseStatus.NOT_A_PERMUTATION, detail="the ranking is not a permutation: " + "; ".join(problems)
         )
     return ParseResult(ParseStatus.VALID, display_ranking=tuple(labels))
+
+
+def _normalized(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def _ranking_from_quoted_responses(text: str, options: Mapping[str, str]) -> tuple[str, ...] | None:
+    """Return the labels in the order their response texts first appear in ``text``, if all five do.
+
+    A response counts as quoted when its first eight words appear (case, punctuation and spacing ignored):
+    enough to tell the five apart, short enough to survive a model that shortens the tail.
+    """
+    answer = _normalized(text)
+    positions = {}
+    for label, response in options.items():
+        words = _normalized(response).split()[:QUOTED_WORDS]
+        position = answer.find(" ".join(words)) if words else -1
+        if position < 0:
+            return None
+        positions[label] = position
+    if len(set(positions.values())) != len(positions) or sorted(positions) != sorted(DISPLAY_LABELS):
+        return None
+    return tuple(sorted(positions, key=positions.__getitem__))
 
 
 def _opens_unclosed_json(text: str) -> bool:

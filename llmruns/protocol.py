@@ -53,12 +53,14 @@ def item_outcome(
     *,
     max_attempts: int,
     seed_for_attempt: Callable[[int], int | None] = lambda attempt: None,
+    options: Mapping[str, str] | None = None,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> ItemOutcome:
     """Run the ask → parse → correct loop for one item and return its `ItemOutcome`.
 
     The conversation grows by the model's unusable answer and a `corrective_message` naming the problem, so
-    the model sees what it said. At most ``max_attempts`` answers are asked for.
+    the model sees what it said. At most ``max_attempts`` answers are asked for. ``options`` (display label →
+    response text) lets the parser read a ranking that quotes the responses in prose.
     """
     schema = ranking_json_schema(constrain=backend.config.constrain_to_rankings)
     conversation: list[Mapping[str, str]] = list(messages)
@@ -77,7 +79,7 @@ def item_outcome(
                 totals=_totals(attempts),
             )
         answers += 1
-        result = parse_ranking(completion.text, finish_reason=completion.finish_reason)
+        result = parse_ranking(completion.text, finish_reason=completion.finish_reason, options=options)
         attempts.append(_answer_record(answers, completion, result.status, result.detail, now()))
         if result.valid:
             return ItemOutcome(

@@ -273,12 +273,14 @@ def _batch_execute(
             .filter(_claimable(lease))
             .exclude(pk__in=[item_id for item_id, _ in in_flight.values()])
             .select_related("run", "dilemma")
+            .prefetch_related("dilemma__options")
             .order_by("run__index", "dilemma__position")[: concurrency - len(in_flight)]
         )
         for item in candidates:
             token = _item_claim(item, lease)
             if token is not None:
-                in_flight[pool.submit(_item_work, backend, item, suite.max_attempts, suite.seed)] = (item.pk, token)
+                work = pool.submit(_item_work, backend, item, suite.max_attempts, suite.seed, _labelled_options(item))
+                in_flight[work] = (item.pk, token)
 
     while True:
         if not interrupted:
@@ -337,8 +339,17 @@ def _runs_waiting_on_others(suite: Suite) -> bool:
     ).exists()
 
 
-def _item_work(backend: Any, item: ItemResponse, max_attempts: int, seed: int) -> ItemOutcome:
-    """The part of an item that runs in a pool thread: backend calls and parsing, no database."""
+def _labelled_options(item: ItemResponse) -> dict[str, str]:
+    """Display label → response text of an item (its dilemma's options prefetched)."""
+    texts = {option.letter: option.text for option in item.dilemma.options.all()}
+    return {label: texts[letter] for label, letter in item.display_to_option.items()}
+
+
+def _item_work(backend: Any, item: ItemResponse, max_attempts: int, seed: int, options: dict[str, str]) -> ItemOutcome:
+    """The part of an item that runs in a pool thread: backend calls and parsing, no database.
+
+    ``options`` (display label → response text) and the item's fields were loaded by the calling thread.
+    """
     run_index, dilemma_id = item.run.index, item.dilemma_id
     try:
         return item_outcome(
@@ -346,6 +357,7 @@ def _item_work(backend: Any, item: ItemResponse, max_attempts: int, seed: int) -
             item.request_messages,
             max_attempts=max_attempts,
             seed_for_attempt=lambda attempt: attempt_seed(seed, run_index, dilemma_id, attempt),
+            options=options,
         )
     except Exception as error:
         # A bug or an unexpected client error must end the suite with its message, not leave it RUNNING.
@@ -363,15 +375,18 @@ def suite_item_execute(*, item_id: int, backend: Backend | None = None) -> ItemR
 
     The single-item form of what `suite_execute` does concurrently (used by admin retries and tests).
     """
-    item = ItemResponse.objects.select_related("run__suite__model", "dilemma").get(pk=item_id)
+    item = (
+        ItemResponse.objects.select_related("run__suite__model", "dilemma")
+        .prefetch_related("dilemma__options")
+        .get(pk=item_id)
+    )
     suite = item.run.suite
     token = _item_claim(item, timedelta(seconds=settings.LLMRUNS_ITEM_LEASE_SECONDS))
     if token is None:
         return None
     backend = backend or backend_for(suite_backend_config(suite=suite))
-    return suite_item_store(
-        item_id=item_id, token=token, outcome=_item_work(backend, item, suite.max_attempts, suite.seed)
-    )
+    outcome = _item_work(backend, item, suite.max_attempts, suite.seed, _labelled_options(item))
+    return suite_item_store(item_id=item_id, token=token, outcome=outcome)
 
 
 @transaction.atomic

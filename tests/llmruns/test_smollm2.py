@@ -22,6 +22,7 @@ from django.core.management import call_command
 from llmruns.backends import BackendConfig, backend_for
 from llmruns.backends.local import smollm2_gguf_path
 from llmruns.models import ItemResponse, LLMModel, ModelProfile, Suite
+from llmruns.parsing import ParseStatus
 from llmruns.services import suite_execute, suite_publish, suite_start
 
 pytestmark = pytest.mark.django_db
@@ -178,3 +179,23 @@ def test_first_token_logprobs_from_the_embedded_model():
 
     assert len(logprobs) == 3
     assert all(isinstance(value, float) and value <= 0.0 for value in logprobs.values())
+
+
+def test_prose_answers_of_the_embedded_model_are_parsed_or_asked_again_and_all_recorded(instrument, registered_smollm2):
+    # Without structured output this model mostly answers in prose: some quote the responses in order (a
+    # ranking), the rest are asked again with the corrective follow-up; every answer is kept either way.
+    model = registered_smollm2
+    model.json_output = False
+    model.max_tokens = 96
+    model.save()
+    suite = suite_start(model=model, min_runs=1, max_runs=1, max_attempts=2, seed=5, enqueue=False)
+
+    suite = suite_execute(suite_id=suite.pk)
+
+    items = list(ItemResponse.objects.filter(run__suite=suite))
+    assert suite.status == Suite.Status.FINISHED_AT_CAP and len(items) == 7
+    assert all(item.status == ItemResponse.Status.DONE for item in items)
+    assert all(item.valid or item.attempt_count == 2 for item in items)
+    statuses = {attempt["status"] for item in items for attempt in item.attempts}
+    assert statuses <= {status.value for status in ParseStatus} - {"provider_error"}
+    assert all(isinstance(attempt["raw_text"], str) for item in items for attempt in item.attempts)
