@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from llmruns import selectors
@@ -13,10 +14,28 @@ from llmruns.services import suite_cancel, suite_publish, suite_resume, suite_st
 
 @admin.register(LLMModel)
 class LLMModelAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "provider", "model_id", "temperature", "concurrency"]
+    list_display = ["name", "slug", "provider", "model_id", "temperature", "concurrency", "latest_suite"]
     list_filter = ["provider", "family"]
     search_fields = ["name", "slug", "model_id"]
     actions = ["start_suite"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[LLMModel]:
+        latest = Suite.objects.filter(model=OuterRef("pk")).order_by("-id")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                latest_suite_id=Subquery(latest.values("pk")[:1]),
+                latest_suite_status=Subquery(latest.values("status")[:1]),
+            )
+        )
+
+    @admin.display(description="latest suite")
+    def latest_suite(self, model: LLMModel) -> str:
+        if model.latest_suite_id is None:
+            return "—"
+        url = reverse("admin:llmruns_suite_change", args=[model.latest_suite_id])
+        return format_html('<a href="{}">#{} {}</a>', url, model.latest_suite_id, model.latest_suite_status)
 
     @admin.action(description="Start a run-suite (3–10 runs, default thresholds)")
     def start_suite(self, request: HttpRequest, queryset: QuerySet[LLMModel]) -> None:

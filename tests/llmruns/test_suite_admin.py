@@ -87,3 +87,10 @@ def test_imported_suites_appear_in_the_suite_list(admin_client, instrument):
 
     assert page.count("Imported records") >= 3
     assert LLMModel.objects.filter(slug="openai/gpt-5").exists()
+
+
+def test_the_model_list_links_each_model_to_its_latest_suite(admin_client, finished_suite):
+    page = admin_client.get("/admin/llmruns/llmmodel/").content.decode()
+
+    assert f"/admin/llmruns/suite/{finished_suite.pk}/change/" in page
+    assert f"#{finished_suite.pk} finished_at_cap" in page
