@@ -19,6 +19,7 @@ from scoring.rankings import (
     RankingError,
     borda_weights,
     borda_weights_from_indices,
+    ranking_from_positions,
     ranking_indices,
     validate_ranking,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "nearest_profiles",
     "pairwise_kendall_taus",
     "questionnaire_arrays",
+    "ranking_from_positions",
     "ranking_indices",
     "stopping_decision",
     "t_interval",
