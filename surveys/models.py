@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
@@ -111,6 +112,11 @@ class KeyCandidate(models.Model):
                 name="key_candidate_one_retained_per_dilemma_virtue",
             ),
             models.UniqueConstraint(fields=["dilemma", "virtue", "round"], name="key_candidate_unique_round"),
+            models.UniqueConstraint(
+                fields=["dilemma", "virtue"],
+                condition=Q(status="open"),
+                name="key_candidate_one_open_per_dilemma_virtue",
+            ),
             models.CheckConstraint(
                 condition=Q(n_confirmations__lte=F("n_evaluations")),
                 name="key_candidate_confirmations_within_evaluations",
@@ -275,3 +281,130 @@ class Respondent(models.Model):
     @property
     def is_complete(self) -> bool:
         return self.completed_at is not None
+
+
+# --- The validation study ----------------------------------------------------------------------------------
+
+
+class Assignment(models.Model):
+    """One item served to a respondent of the validation study: a key candidate to confirm or correct, or an
+    instructed-response attention check ("place response C first").
+
+    Items are served one at a time at consecutive positions. An unanswered assignment counts as in flight
+    for its candidate until `expires_at`; the respondent may still answer it later. A respondent never gets
+    the same dilemma×virtue twice, whichever round's candidate it was.
+    """
+
+    class Kind(models.TextChoices):
+        VALIDATION = "validation", "Validation item"
+        ATTENTION_CHECK = "attention_check", "Attention check"
+
+    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="assignments")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    position = models.PositiveSmallIntegerField(help_text="1 for the first item the respondent saw.")
+    candidate = models.ForeignKey(
+        KeyCandidate, on_delete=models.CASCADE, null=True, blank=True, related_name="assignments"
+    )
+    dilemma = models.ForeignKey(Dilemma, on_delete=models.PROTECT, related_name="+")
+    virtue = models.ForeignKey(Virtue, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    displayed_order = models.CharField(max_length=5, help_text="The options in the order they were first shown.")
+    check_letter = models.CharField(max_length=1, blank=True, help_text="Attention checks: the response to put first.")
+    check_answer = models.CharField(max_length=5, blank=True)
+    check_passed = models.BooleanField(null=True, blank=True)
+    served_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["respondent", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["respondent", "position"], name="assignment_unique_position"),
+            models.UniqueConstraint(
+                fields=["respondent", "dilemma", "virtue"],
+                condition=Q(kind="validation"),
+                name="assignment_dilemma_virtue_once_per_respondent",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="attention_check", candidate__isnull=True, virtue__isnull=True)
+                | Q(kind="validation", candidate__isnull=False, virtue__isnull=False),
+                name="assignment_kind_matches_target",
+            ),
+        ]
+        indexes = [models.Index(fields=["candidate", "answered_at", "expires_at"], name="assignment_in_flight")]
+
+    def __str__(self) -> str:
+        return f"{self.respondent_id} #{self.position} {self.kind}"
+
+
+class ValidationResponse(models.Model):
+    """A respondent's verdict on a key candidate: confirmed, or corrected to `ordering`.
+
+    `ordering` is always the ordering the respondent endorsed (the candidate's own when confirmed). A
+    response counts towards N and Y when it arrived while the candidate was open (`counted`) and its
+    respondent is not flagged; N and Y always equal those counts.
+    """
+
+    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="validation_responses")
+    candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="responses")
+    confirmed = models.BooleanField()
+    ordering = models.CharField(max_length=5)
+    displayed_order = models.CharField(max_length=5)
+    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    counted = models.BooleanField(help_text="False when it arrived after the candidate was decided.")
+    submitted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["submitted_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["respondent", "candidate"], name="validation_response_once_per_candidate"),
+        ]
+
+    def __str__(self) -> str:
+        verdict = "confirmed" if self.confirmed else f"corrected to {self.ordering}"
+        return f"{self.respondent_id} on {self.candidate_id}: {verdict}"
+
+
+class KeyDecision(models.Model):
+    """An entry in the audit trail of key candidates: automatic promotions and rejections with their
+    evidence, supersessions, and every admin action with who took it and why. Never edited."""
+
+    class Action(models.TextChoices):
+        OPENED = "opened", "Opened"
+        RETAINED = "retained", "Retained"
+        REJECTED = "rejected", "Rejected"
+        SUPERSEDED = "superseded", "Superseded"
+        REOPENED = "reopened", "Reopened"
+
+    candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="decisions")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    automatic = models.BooleanField(help_text="Taken by the promotion rule rather than by a person.")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_by_username = models.CharField(max_length=150, blank=True)
+    reason = models.TextField(blank=True)
+    n_evaluations = models.PositiveIntegerField("N")
+    n_confirmations = models.PositiveIntegerField("Y")
+    confirmation_rate = models.FloatField("q", null=True, blank=True)
+    wilson_low = models.FloatField(null=True, blank=True)
+    wilson_high = models.FloatField(null=True, blank=True)
+    n_corrections = models.PositiveIntegerField(default=0)
+    agreement_tau = models.FloatField(
+        null=True, blank=True, help_text="Mean Kendall τ between the corrections and the candidate."
+    )
+    related_candidate = models.ForeignKey(
+        KeyCandidate,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The next round opened by a rejection, or the key that superseded this one.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        who = "rule" if self.automatic else self.decided_by_username or "admin"
+        return f"{self.candidate} {self.action} by {who}"
