@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from django.views.debug import SafeExceptionReporterFilter
 
 
 class ApplicationError(Exception):
@@ -61,3 +62,17 @@ def _first_message(detail: Any) -> str:
     if isinstance(detail, list) and detail:
         return _first_message(detail[0])
     return str(detail)
+
+
+# Request headers that could identify a respondent; error reports must not carry them.
+IDENTIFYING_META = ("REMOTE_ADDR", "REMOTE_HOST", "HTTP_USER_AGENT", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
+
+
+class AnonymousExceptionReporterFilter(SafeExceptionReporterFilter):
+    """Django's safe filter, minus client addresses and user agents (respondents must stay anonymous)."""
+
+    def get_safe_request_meta(self, request):
+        meta = super().get_safe_request_meta(request)
+        for key in IDENTIFYING_META:
+            meta.pop(key, None)
+        return meta

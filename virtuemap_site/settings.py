@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
     "surveys",
     "llmruns",
 ]
@@ -102,6 +103,15 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+
+# --- REST API -------------------------------------------------------------------------------------------
+# One error shape for every API error: {"message": …, "extra": {…}} (virtuemap_site/errors.py).
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "virtuemap_site.errors.api_exception_handler",
+}
+# Error reports (500 pages in DEBUG, mails to ADMINS) leave out client addresses and user agents.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "virtuemap_site.errors.AnonymousExceptionReporterFilter"
 
 # --- Studies: consent, panels, the validation study -----------------------------------------------------
 # The panel ID is stored only as HMAC-SHA256 under this key. No default in production; in development a key is
