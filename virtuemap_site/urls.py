@@ -9,4 +9,5 @@ urlpatterns = [
     path("", survey_views.home, name="home"),
     path("admin/", admin.site.urls),
     path("api/v1/study/", include("surveys.api_urls")),
+    path("study/", include("surveys.urls")),
 ]
