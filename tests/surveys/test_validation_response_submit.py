@@ -129,19 +129,10 @@ def test_a_response_after_the_decision_is_kept_but_not_counted(open_candidate, e
     assert counts(open_candidate) == (3, 3, "retained")
 
 
-def test_a_failed_attention_check_flags_the_respondent_and_removes_their_counts(open_candidate, evaluate, settings):
+def test_a_failed_attention_check_flags_the_respondent_and_removes_their_counts(open_candidate, evaluate):
     respondent = evaluate(open_candidate, confirmed=False, ordering=list("ABCDE"))
     evaluate(open_candidate)
-    check = Assignment.objects.create(
-        respondent=respondent,
-        kind="attention_check",
-        position=2,
-        dilemma_id="D2",
-        displayed_order="ABCDE",
-        check_letter="C",
-        served_at=open_candidate.created_at,
-        expires_at=open_candidate.created_at,
-    )
+    check = make_check(respondent, position=2)
     attention_check_submit(respondent=respondent, assignment_id=check.pk, ordering=list("ABCDE"))
     respondent.refresh_from_db()
     assert respondent.flagged and respondent.validation_responses.count() == 1
