@@ -174,8 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"database: {connection.vendor}; {args.concurrent} respondents in flight; seed {args.seed}")
     print(
         f"respondents: {run['respondents']}; candidates decided: {sum(statuses.values())} "
-        f"({statuses['retained']} retained or later superseded: {statuses['superseded']}, "
-        f"{statuses['rejected']} rejected)"
+        f"({statuses['retained'] + statuses['superseded']} retained, {statuses['rejected']} rejected and "
+        "followed by a consensus round)"
     )
     print(f"evaluations used: {used}; minimum: {minimum}; overshoot: {overshoot:.2%} (target ≤ {OVERSHOOT_TARGET:.0%})")
     print(f"services (next item + submit + promotion): {service_rate:,.0f} submissions/s")
