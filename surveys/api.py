@@ -80,6 +80,9 @@ class ConsentApi(APIView):
     permission_classes = [permissions.AllowAny]
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StudyConsentText"
+
         study = serializers.CharField()
         version = serializers.CharField()
         title = serializers.CharField()
@@ -88,6 +91,9 @@ class ConsentApi(APIView):
         text_hash = serializers.CharField()
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StudyConsentInput"
+
         consent_version = serializers.CharField(max_length=32)
         accept = serializers.BooleanField()
         panel = serializers.DictField(
@@ -97,6 +103,9 @@ class ConsentApi(APIView):
         )
 
     class CreatedSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StudyConsentCreated"
+
         respondent = serializers.UUIDField()
         token = serializers.CharField(help_text=f"Send as {TOKEN_HEADER}; shown only now.")
         resumed = serializers.BooleanField(help_text="An unfinished respondent with this panel ID was resumed.")
@@ -106,7 +115,7 @@ class ConsentApi(APIView):
         text = selectors.consent_text_current(study=STUDY)
         if text is None:
             raise exceptions.NotFound("The validation study has no consent text yet.")
-        return Response(self.OutputSerializer({**vars(text), "study": text.study}).data)
+        return Response(self.OutputSerializer(text).data)
 
     @extend_schema(
         operation_id="study_consent_give",
@@ -189,6 +198,9 @@ class NextItemApi(RespondentApiView):
 
 class ResponseCreateApi(RespondentApiView):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StudyResponseInput"
+
         candidate = serializers.IntegerField(required=False)
         attention_check = serializers.IntegerField(required=False)
         confirmed = serializers.BooleanField(required=False)
@@ -211,6 +223,9 @@ class ResponseCreateApi(RespondentApiView):
             return data
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StudyResponse"
+
         candidate = serializers.IntegerField(required=False)
         attention_check = serializers.IntegerField(required=False)
         confirmed = serializers.BooleanField(required=False)
@@ -265,6 +280,9 @@ class ResponseCreateApi(RespondentApiView):
 
 class RespondentApi(RespondentApiView):
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StudyRespondent"
+
         respondent = serializers.UUIDField()
         complete = serializers.BooleanField()
         completion_code = serializers.CharField(allow_null=True)
@@ -272,6 +290,9 @@ class RespondentApi(RespondentApiView):
         progress = serializers.DictField(child=serializers.IntegerField())
 
     class DemographicsSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StudyDemographics"
+
         age_band = serializers.ChoiceField(Respondent.AgeBand.choices, required=False, allow_blank=True)
         gender = serializers.ChoiceField(Respondent.Gender.choices, required=False, allow_blank=True)
         country = serializers.ChoiceField(Respondent.Country.choices, required=False, allow_blank=True)
