@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import authentication, exceptions, permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -79,10 +79,8 @@ class ConsentApi(APIView):
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
 
+    @extend_schema_serializer(component_name="ConsentText")
     class OutputSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "StudyConsentText"
-
         study = serializers.CharField()
         version = serializers.CharField()
         title = serializers.CharField()
@@ -90,10 +88,8 @@ class ConsentApi(APIView):
         consent_statement = serializers.CharField()
         text_hash = serializers.CharField()
 
+    @extend_schema_serializer(component_name="ConsentRequest")
     class InputSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "StudyConsentInput"
-
         consent_version = serializers.CharField(max_length=32)
         accept = serializers.BooleanField()
         panel = serializers.DictField(
@@ -102,10 +98,8 @@ class ConsentApi(APIView):
             help_text="Query parameters of the panel link: PROLIFIC_PID, STUDY_ID, SESSION_ID, or pid.",
         )
 
+    @extend_schema_serializer(component_name="ConsentCreated")
     class CreatedSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "StudyConsentCreated"
-
         respondent = serializers.UUIDField()
         token = serializers.CharField(help_text=f"Send as {TOKEN_HEADER}; shown only now.")
         resumed = serializers.BooleanField(help_text="An unfinished respondent with this panel ID was resumed.")
@@ -115,7 +109,7 @@ class ConsentApi(APIView):
         text = selectors.consent_text_current(study=STUDY)
         if text is None:
             raise exceptions.NotFound("The validation study has no consent text yet.")
-        return Response(self.OutputSerializer(text).data)
+        return Response(self.OutputSerializer({**vars(text), "study": text.study}).data)
 
     @extend_schema(
         operation_id="study_consent_give",
@@ -197,10 +191,8 @@ class NextItemApi(RespondentApiView):
 
 
 class ResponseCreateApi(RespondentApiView):
+    @extend_schema_serializer(component_name="StudyResponseRequest")
     class InputSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "StudyResponseInput"
-
         candidate = serializers.IntegerField(required=False)
         attention_check = serializers.IntegerField(required=False)
         confirmed = serializers.BooleanField(required=False)
@@ -222,10 +214,8 @@ class ResponseCreateApi(RespondentApiView):
                 raise serializers.ValidationError("An attention check needs an 'ordering'.")
             return data
 
+    @extend_schema_serializer(component_name="StudyResponse")
     class OutputSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "StudyResponse"
-
         candidate = serializers.IntegerField(required=False)
         attention_check = serializers.IntegerField(required=False)
         confirmed = serializers.BooleanField(required=False)
@@ -279,20 +269,16 @@ class ResponseCreateApi(RespondentApiView):
 
 
 class RespondentApi(RespondentApiView):
+    @extend_schema_serializer(component_name="StudyRespondent")
     class OutputSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "StudyRespondent"
-
         respondent = serializers.UUIDField()
         complete = serializers.BooleanField()
         completion_code = serializers.CharField(allow_null=True)
         redirect_url = serializers.CharField(allow_null=True)
         progress = serializers.DictField(child=serializers.IntegerField())
 
+    @extend_schema_serializer(component_name="StudyDemographics")
     class DemographicsSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "StudyDemographics"
-
         age_band = serializers.ChoiceField(Respondent.AgeBand.choices, required=False, allow_blank=True)
         gender = serializers.ChoiceField(Respondent.Gender.choices, required=False, allow_blank=True)
         country = serializers.ChoiceField(Respondent.Country.choices, required=False, allow_blank=True)
