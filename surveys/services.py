@@ -9,6 +9,7 @@ import json
 import random
 import re
 import secrets
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -455,11 +456,9 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
 
 
 def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> KeyCandidate | None:
-    had = respondent.assignments.filter(kind=Assignment.Kind.VALIDATION)
-    seen_pairs = set(had.values_list("dilemma_id", "virtue_id"))
-    dilemma_seen: dict[str, int] = {}
-    for dilemma_id in had.values_list("dilemma_id", flat=True):
-        dilemma_seen[dilemma_id] = dilemma_seen.get(dilemma_id, 0) + 1
+    had = list(respondent.assignments.filter(kind=Assignment.Kind.VALIDATION).values_list("dilemma_id", "virtue_id"))
+    seen_pairs = set(had)
+    dilemma_seen = Counter(dilemma_id for dilemma_id, _ in had)
     candidates = [
         candidate
         for candidate in selectors.open_candidates_with_load(now=now)
