@@ -14,11 +14,20 @@ from scoring.profiles import (
     virtue_profile,
     virtue_profiles_batch,
 )
+from scoring.promotion import (
+    PromotionDecision,
+    PromotionOutcome,
+    kemeny_consensus,
+    mean_kendall_tau,
+    promotion_decision,
+    wilson_interval,
+)
 from scoring.rankings import (
     OPTIONS,
     RankingError,
     borda_weights,
     borda_weights_from_indices,
+    ranking_from_positions,
     ranking_indices,
     validate_ranking,
 )
@@ -42,6 +51,8 @@ __all__ = [
     "OPTIONS",
     "ConsistencyResult",
     "IntervalStats",
+    "PromotionDecision",
+    "PromotionOutcome",
     "RankingError",
     "StopReason",
     "StoppingDecision",
@@ -52,11 +63,15 @@ __all__ = [
     "borda_weights_from_indices",
     "centered_cosine_similarity",
     "consistency",
+    "kemeny_consensus",
     "kendall_tau",
     "key_weight_arrays",
+    "mean_kendall_tau",
     "nearest_profiles",
     "pairwise_kendall_taus",
+    "promotion_decision",
     "questionnaire_arrays",
+    "ranking_from_positions",
     "ranking_indices",
     "stopping_decision",
     "t_interval",
@@ -64,4 +79,5 @@ __all__ = [
     "validate_ranking",
     "virtue_profile",
     "virtue_profiles_batch",
+    "wilson_interval",
 ]

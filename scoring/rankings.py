@@ -16,7 +16,7 @@ For batch work the same information is carried as integer arrays:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -184,3 +184,30 @@ def _permutation_codes(indices: NDArray, where: NDArray[np.bool_] | None = None)
             f"index-form ranking {indices[tuple(bad_row)].tolist()} at {tuple(bad_row.tolist())} repeats an option"
         )
     return codes
+
+
+def ranking_from_positions(positions: Mapping[str, object]) -> tuple[str, ...]:
+    """Return the ranking given by a position (1 = first) for each option, or raise `RankingError`.
+
+    This is how a form without JavaScript submits a ranking: one position per response. Every option
+    A-E needs a whole-number position from 1 to 5, and no two options may share one; the message names
+    the options and positions at fault.
+    """
+    missing = [option for option in OPTIONS if positions.get(option) in (None, "")]
+    if missing:
+        raise RankingError(f"no position given for {', '.join(missing)}")
+    by_position: dict[int, list[str]] = {}
+    for option in OPTIONS:
+        raw = positions[option]
+        try:
+            position = int(str(raw))
+        except ValueError:
+            raise RankingError(f"position of {option} must be a number from 1 to {N_OPTIONS}, got {raw!r}") from None
+        if not 1 <= position <= N_OPTIONS:
+            raise RankingError(f"position of {option} must be from 1 to {N_OPTIONS}, got {position}")
+        by_position.setdefault(position, []).append(option)
+    shared = {position: options for position, options in sorted(by_position.items()) if len(options) > 1}
+    if shared:
+        clashes = "; ".join(f"{' and '.join(options)} are both at position {p}" for p, options in shared.items())
+        raise RankingError(f"each position can hold one response: {clashes}")
+    return tuple(by_position[position][0] for position in range(1, N_OPTIONS + 1))

@@ -7,6 +7,7 @@ See `.env.example` for every variable.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import environ
@@ -35,6 +36,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
     "surveys",
     "llmruns",
 ]
@@ -117,6 +119,49 @@ LLMRUNS_PROVIDER_RETRIES = env.int("LLMRUNS_PROVIDER_RETRIES", default=8)
 LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
 # An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
 LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
+
+# --- REST API -------------------------------------------------------------------------------------------
+# One error shape for every API error: {"message": …, "extra": {…}} (virtuemap_site/errors.py).
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "virtuemap_site.errors.api_exception_handler",
+}
+# Error reports (500 pages in DEBUG, mails to ADMINS) leave out client addresses and user agents.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "virtuemap_site.errors.AnonymousExceptionReporterFilter"
+
+# --- Studies: consent, panels, the validation study -----------------------------------------------------
+# The panel ID is stored only as HMAC-SHA256 under this key. No default in production; in development a key is
+# derived from SECRET_KEY so `make run` works. Changing it lets a person who already took part take part again.
+if DEBUG:
+    STUDY_PANEL_HMAC_KEY = env.str(
+        "STUDY_PANEL_HMAC_KEY", default=hashlib.sha256(f"panel:{SECRET_KEY}".encode()).hexdigest()
+    )
+else:
+    STUDY_PANEL_HMAC_KEY = env.str("STUDY_PANEL_HMAC_KEY")
+STUDY_ITEMS_PER_RESPONDENT = env.int("STUDY_ITEMS_PER_RESPONDENT", default=10)
+STUDY_ATTENTION_CHECKS = env.int("STUDY_ATTENTION_CHECKS", default=1)
+STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", default=30)
+KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
+# A string so that 0.95 reaches the promotion rule as the exact fraction 19/20, not a binary float.
+KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
+# Completion codes shown (and sent to the panel) per outcome; the redirect URL gets the code in `{code}`.
+STUDY_COMPLETION_CODE_COMPLETED = env.str("STUDY_COMPLETION_CODE_COMPLETED", default="VM-COMPLETED")
+STUDY_COMPLETION_CODE_NO_CONSENT = env.str("STUDY_COMPLETION_CODE_NO_CONSENT", default="VM-NOCONSENT")
+STUDY_COMPLETION_CODE_FAILED_CHECKS = env.str("STUDY_COMPLETION_CODE_FAILED_CHECKS", default="VM-FAILEDCHECKS")
+STUDY_PANEL_REDIRECT_URL = env.str(
+    "STUDY_PANEL_REDIRECT_URL", default="https://app.prolific.com/submissions/complete?cc={code}"
+)
+for _name in ("STUDY_ITEMS_PER_RESPONDENT", "KEY_MIN_EVALUATIONS"):
+    if globals()[_name] < 1:
+        raise ValueError(f"{_name} must be at least 1")
+if STUDY_ATTENTION_CHECKS < 0:
+    raise ValueError("STUDY_ATTENTION_CHECKS must be 0 or more")
+if not 0 < float(KEY_MIN_CONFIRMATION) <= 1:
+    raise ValueError("KEY_MIN_CONFIRMATION must be in (0, 1]")
+# Celery beat (when one runs): recount N and Y hourly and log any drift, which must never happen.
+CELERY_BEAT_SCHEDULE = {
+    "verify-key-counts": {"task": "surveys.tasks.verify_key_counts", "schedule": 3600.0},
+}
 
 # --- Logging --------------------------------------------------------------------------------------------
 # Request lines only: never client addresses or user agents (respondents must not be identifiable).

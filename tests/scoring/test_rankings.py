@@ -10,6 +10,7 @@ from scoring.rankings import (
     RankingError,
     borda_weights,
     borda_weights_from_indices,
+    ranking_from_positions,
     ranking_indices,
     validate_ranking,
 )
@@ -140,3 +141,23 @@ def test_unmasked_rows_are_still_checked():
 
     with pytest.raises(RankingError, match=r"\[0, 0, 1, 2, 3\] at \(1,\) repeats an option"):
         borda_weights_from_indices(indices, where=np.array([False, True]))
+
+
+def test_positions_give_the_ranking_they_describe():
+    assert ranking_from_positions({"A": "3", "B": "1", "C": "2", "D": "5", "E": "4"}) == ("B", "C", "A", "E", "D")
+
+
+def test_two_responses_at_one_position_are_named():
+    with pytest.raises(RankingError, match="B and D are both at position 2"):
+        ranking_from_positions({"A": 1, "B": 2, "C": 3, "D": 2, "E": 5})
+
+
+def test_a_missing_position_is_named():
+    with pytest.raises(RankingError, match="no position given for C"):
+        ranking_from_positions({"A": 1, "B": 2, "D": 4, "E": 5})
+
+
+@pytest.mark.parametrize("raw", ["0", "6", "first", "2.5"])
+def test_a_position_outside_one_to_five_is_refused(raw):
+    with pytest.raises(RankingError, match="position of A must be"):
+        ranking_from_positions({"A": raw, "B": 2, "C": 3, "D": 4, "E": 5})

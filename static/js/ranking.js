@@ -1,0 +1,79 @@
+/* The ranking component: drag and drop (SortableJS), up/down buttons for keyboard and touch, and the
+   position selects of the no-JavaScript form kept in step with the list, so the server sees one format. */
+(function () {
+  "use strict";
+
+  function items(list) {
+    return Array.prototype.slice.call(list.querySelectorAll(".ranking-item"));
+  }
+
+  function renumber(list) {
+    var rows = items(list);
+    rows.forEach(function (row, index) {
+      var position = String(index + 1);
+      var select = row.querySelector("select");
+      if (select) select.value = position;
+      row.querySelector(".ranking-rank").textContent = position;
+      row.querySelector('[data-move="up"]').disabled = index === 0;
+      row.querySelector('[data-move="down"]').disabled = index === rows.length - 1;
+    });
+  }
+
+  function announce(widget, row) {
+    var status = widget.querySelector("[data-ranking-status]");
+    var position = items(row.parentNode).indexOf(row) + 1;
+    status.textContent = "Response " + row.dataset.letter + " is now at position " + position + " of 5.";
+  }
+
+  function move(widget, list, button) {
+    var row = button.closest(".ranking-item");
+    if (button.dataset.move === "up" && row.previousElementSibling) {
+      list.insertBefore(row, row.previousElementSibling);
+    } else if (button.dataset.move === "down" && row.nextElementSibling) {
+      list.insertBefore(row.nextElementSibling, row);
+    }
+    renumber(list);
+    announce(widget, row);
+    // Keep focus on the pressed button, or on its partner at either end of the list.
+    var target = button.disabled ? row.querySelector('[data-move]:not([disabled])') : button;
+    if (target) target.focus();
+  }
+
+  function sortFromSelects(list) {
+    // After a reload the selects may hold positions the list does not show yet.
+    var rows = items(list);
+    var positions = rows.map(function (row) {
+      var select = row.querySelector("select");
+      return select ? parseInt(select.value, 10) : NaN;
+    });
+    var distinct = positions.every(function (p, i) { return p >= 1 && positions.indexOf(p) === i; });
+    if (!distinct) return;
+    rows.slice().sort(function (a, b) {
+      return positions[rows.indexOf(a)] - positions[rows.indexOf(b)];
+    }).forEach(function (row) { list.appendChild(row); });
+  }
+
+  function enhance(widget) {
+    var list = widget.querySelector("[data-ranking-list]");
+    widget.classList.add("ranking--enhanced");
+    sortFromSelects(list);
+    renumber(list);
+    list.addEventListener("click", function (event) {
+      var button = event.target.closest("[data-move]");
+      if (button) move(widget, list, button);
+    });
+    if (window.Sortable) {
+      window.Sortable.create(list, {
+        animation: 150,
+        handle: ".ranking-handle",
+        ghostClass: "ranking-item--ghost",
+        onEnd: function (event) {
+          renumber(list);
+          announce(widget, event.item);
+        }
+      });
+    }
+  }
+
+  document.querySelectorAll("[data-ranking]").forEach(enhance);
+})();

@@ -1,0 +1,86 @@
+"""Real-browser tests: Playwright for Python driving Debian's chromium against Django's live server.
+
+Every page fails its test on a console error or an uncaught exception. Screenshots go to tests/artifacts/
+(git-ignored), which CI keeps as artifacts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Playwright runs its own event loop in this thread; Django refuses ORM calls from such a thread unless told.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# The flags a sandboxed, offline machine needs: no background traffic to hosts it cannot reach.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+def _open_page(browser, **context_options):
+    context = browser.new_context(**context_options)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    return context, page, problems
+
+
+@pytest.fixture(params=["phone", "desktop"])
+def page(request, browser, live_server):
+    """A fresh page on a phone-sized and on a desktop viewport; fails the test on any console error."""
+    context, page, problems = _open_page(
+        browser, base_url=live_server.url, **(PHONE if request.param == "phone" else DESKTOP)
+    )
+    page.viewport_name = request.param
+    yield page
+    context.close()
+    assert not problems, f"console errors: {problems}"
+
+
+@pytest.fixture
+def page_without_javascript(browser, live_server):
+    context, page, problems = _open_page(browser, base_url=live_server.url, java_script_enabled=False, **PHONE)
+    yield page
+    context.close()
+    assert not problems, f"console errors: {problems}"
+
+
+@pytest.fixture
+def screenshot():
+    """`screenshot(page, name)` saves a full-page PNG under tests/artifacts/ and returns its path."""
+
+    def save(page, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}-{getattr(page, 'viewport_name', 'page')}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

@@ -1,0 +1,78 @@
+"""The one application error and its mapping to the API's JSON error shape.
+
+Services raise `ApplicationError(message, extra)` for anything a caller can fix; the API turns it (and Django's
+and DRF's validation errors) into `{"message": …, "extra": {…}}` with a 4xx status, and pages show the message as
+a form error. Nothing else is caught: a bug stays a 500.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from django.views.debug import SafeExceptionReporterFilter
+
+
+class ApplicationError(Exception):
+    """A request the application refuses, with a message for people and `extra` data for programs.
+
+    `status` is the HTTP status the API answers with (400 unless the service says otherwise: 403 for a
+    refusal, 404 for something not found, 409 for a conflict with stored state).
+    """
+
+    def __init__(self, message: str, extra: dict[str, Any] | None = None, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra or {}
+        self.status = status
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]):
+    """DRF exception handler: every error becomes `{"message": str, "extra": dict}`."""
+    from rest_framework import exceptions
+    from rest_framework.response import Response
+    from rest_framework.views import exception_handler
+
+    if isinstance(exc, ApplicationError):
+        return Response({"message": exc.message, "extra": exc.extra}, status=exc.status)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = {"message": _first_message(exc.detail), "extra": {"fields": exc.detail}}
+    else:
+        response.data = {"message": str(getattr(exc, "detail", exc)), "extra": {}}
+    return response
+
+
+def _first_message(detail: Any) -> str:
+    """The first human-readable message in a DRF error detail, prefixed with its field name."""
+    if isinstance(detail, dict):
+        for field, value in detail.items():
+            inner = _first_message(value)
+            return inner if field == "non_field_errors" else f"{field}: {inner}"
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+# Request headers that could identify a respondent; error reports must not carry them.
+IDENTIFYING_META = ("REMOTE_ADDR", "REMOTE_HOST", "HTTP_USER_AGENT", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
+
+
+class AnonymousExceptionReporterFilter(SafeExceptionReporterFilter):
+    """Django's safe filter, minus client addresses and user agents (respondents must stay anonymous)."""
+
+    def get_safe_request_meta(self, request):
+        meta = super().get_safe_request_meta(request)
+        for key in IDENTIFYING_META:
+            meta.pop(key, None)
+        return meta
