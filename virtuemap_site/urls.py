@@ -1,11 +1,29 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from llmruns import api as llmruns_api
+from surveys import api as survey_api
 from surveys import views as survey_views
+
+# The public REST API, version 1 (see README "REST API").
+api_v1 = [
+    path("virtues/", survey_api.VirtueListApi.as_view(), name="api-virtue-list"),
+    path("dilemmas/", survey_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
+    path("keys/", survey_api.KeyListApi.as_view(), name="api-key-list"),
+    path("models/", llmruns_api.ModelListApi.as_view(), name="api-model-list"),
+    # `path`, not `str`: model slugs contain a slash (openai/gpt-5).
+    path("models/<path:slug>/", llmruns_api.ModelDetailApi.as_view(), name="api-model-detail"),
+    path("profiles/score/", survey_api.ProfileScoreApi.as_view(), name="api-profile-score"),
+]
 
 urlpatterns = [
     path("", survey_views.home, name="home"),
     path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
