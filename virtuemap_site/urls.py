@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from llmruns import api as llmruns_api
+from llmruns import views as llmruns_views
 from surveys import api as survey_api
 from surveys import views as survey_views
 
@@ -21,6 +22,10 @@ api_v1 = [
 
 urlpatterns = [
     path("", survey_views.home, name="home"),
+    path("profile/", survey_views.profile_start, name="profile-start"),
+    path("profile/dilemmas/<str:dilemma_id>/", survey_views.profile_dilemma, name="profile-dilemma"),
+    path("profile/results/", survey_views.profile_results, name="profile-results"),
+    path("models/", llmruns_views.gallery, name="model-gallery"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
