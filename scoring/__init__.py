@@ -14,6 +14,14 @@ from scoring.profiles import (
     virtue_profile,
     virtue_profiles_batch,
 )
+from scoring.promotion import (
+    PromotionDecision,
+    PromotionOutcome,
+    kemeny_consensus,
+    mean_kendall_tau,
+    promotion_decision,
+    wilson_interval,
+)
 from scoring.rankings import (
     OPTIONS,
     RankingError,
@@ -43,6 +51,8 @@ __all__ = [
     "OPTIONS",
     "ConsistencyResult",
     "IntervalStats",
+    "PromotionDecision",
+    "PromotionOutcome",
     "RankingError",
     "StopReason",
     "StoppingDecision",
@@ -53,10 +63,13 @@ __all__ = [
     "borda_weights_from_indices",
     "centered_cosine_similarity",
     "consistency",
+    "kemeny_consensus",
     "kendall_tau",
     "key_weight_arrays",
+    "mean_kendall_tau",
     "nearest_profiles",
     "pairwise_kendall_taus",
+    "promotion_decision",
     "questionnaire_arrays",
     "ranking_from_positions",
     "ranking_indices",
@@ -66,4 +79,5 @@ __all__ = [
     "validate_ranking",
     "virtue_profile",
     "virtue_profiles_batch",
+    "wilson_interval",
 ]

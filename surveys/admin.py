@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from surveys.models import Dilemma, Instrument, KeyCandidate, Option, Virtue
+from surveys.models import ConsentText, Dilemma, Instrument, KeyCandidate, Option, Virtue
 
 
 @admin.register(Instrument)
@@ -50,3 +50,16 @@ class KeyCandidateAdmin(admin.ModelAdmin):
     def confirmation_rate_display(self, candidate: KeyCandidate) -> str:
         rate = candidate.confirmation_rate
         return "—" if rate is None else f"{rate:.3f}"
+
+
+@admin.register(ConsentText)
+class ConsentTextAdmin(admin.ModelAdmin):
+    list_display = ["study", "version", "title", "is_current", "created_at", "text_hash"]
+    list_filter = ["study", "is_current"]
+    readonly_fields = ["text_hash", "created_at"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # Respondents consented to these exact words: new wording must be a new version.
+        if obj is not None and obj.respondents.exists():
+            return ["study", "version", "title", "information_sheet", "consent_statement", *self.readonly_fields]
+        return self.readonly_fields

@@ -1,7 +1,12 @@
-"""The VirtueMap instrument (virtues, dilemmas, options) and the key candidates validated against it."""
+"""The VirtueMap instrument (virtues, dilemmas, options), the key candidates validated against it, and the
+consenting respondents of the studies."""
 
 from __future__ import annotations
 
+import hashlib
+import uuid
+
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
@@ -107,6 +112,11 @@ class KeyCandidate(models.Model):
                 name="key_candidate_one_retained_per_dilemma_virtue",
             ),
             models.UniqueConstraint(fields=["dilemma", "virtue", "round"], name="key_candidate_unique_round"),
+            models.UniqueConstraint(
+                fields=["dilemma", "virtue"],
+                condition=Q(status="open"),
+                name="key_candidate_one_open_per_dilemma_virtue",
+            ),
             models.CheckConstraint(
                 condition=Q(n_confirmations__lte=F("n_evaluations")),
                 name="key_candidate_confirmations_within_evaluations",
@@ -124,3 +134,277 @@ class KeyCandidate(models.Model):
     def confirmation_rate(self) -> float | None:
         """q = Y/N, or None before the first evaluation."""
         return self.n_confirmations / self.n_evaluations if self.n_evaluations else None
+
+
+# --- Consent and respondents ------------------------------------------------------------------------------
+# Shared by the validation study and the profiling questionnaire: one consent flow, one kind of respondent.
+
+
+class Study(models.TextChoices):
+    VALIDATION = "validation", "Key validation study"
+    PROFILING = "profiling", "Profiling questionnaire"
+
+
+class ConsentText(models.Model):
+    """One version of a study's information sheet and consent statement.
+
+    `text_hash` is the SHA-256 of the information sheet and the statement, recorded with every consent so a
+    respondent's consent can be tied to the exact words they read. Once someone consented to a version it is
+    read-only in admin; new wording is a new version. At most one version per study is current.
+    """
+
+    study = models.CharField(max_length=16, choices=Study.choices)
+    version = models.CharField(max_length=32)
+    title = models.CharField(max_length=200)
+    information_sheet = models.TextField(help_text="Plain text; blank lines separate paragraphs.")
+    consent_statement = models.TextField(help_text="What the respondent agrees to by ticking the box.")
+    text_hash = models.CharField(max_length=64, editable=False)
+    is_current = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "version"], name="consent_text_unique_version"),
+            models.UniqueConstraint(fields=["study"], condition=Q(is_current=True), name="consent_text_one_current"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_study_display()} consent v{self.version}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.text_hash = self.computed_hash
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "text_hash"}
+        super().save(*args, **kwargs)
+
+    @property
+    def computed_hash(self) -> str:
+        # The separator keeps "ab"+"c" and "a"+"bc" apart.
+        text = f"{self.information_sheet}\x1e{self.consent_statement}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    @property
+    def paragraphs(self) -> list[str]:
+        return [block.strip() for block in self.information_sheet.split("\n\n") if block.strip()]
+
+
+class Respondent(models.Model):
+    """A person who consented to a study, known only by a random UUID.
+
+    Never holds an IP address, user agent, name or e-mail. A panel ID (Prolific or generic `pid`) is kept
+    only as an HMAC-SHA256 under a secret key, so the same person cannot take a study twice, and the API
+    token only as a SHA-256. Demographics are optional coarse bands. A flagged respondent failed an attention
+    check: their answers are kept but excluded from N and Y.
+    """
+
+    class Panel(models.TextChoices):
+        NONE = "", "None"
+        PROLIFIC = "prolific", "Prolific"
+        GENERIC = "generic", "Generic panel (?pid=)"
+
+    class AgeBand(models.TextChoices):
+        AGE_18_24 = "18-24", "18–24"
+        AGE_25_34 = "25-34", "25–34"
+        AGE_35_44 = "35-44", "35–44"
+        AGE_45_54 = "45-54", "45–54"
+        AGE_55_64 = "55-64", "55–64"
+        AGE_65_PLUS = "65+", "65 or over"
+
+    class Gender(models.TextChoices):
+        WOMAN = "woman", "Woman"
+        MAN = "man", "Man"
+        NON_BINARY = "non-binary", "Non-binary"
+        OTHER = "other", "Another gender"
+
+    class Country(models.TextChoices):
+        # Coarse on purpose: the countries most panel respondents come from, everything else is "other".
+        AU = "AU", "Australia"
+        CA = "CA", "Canada"
+        DE = "DE", "Germany"
+        ES = "ES", "Spain"
+        FR = "FR", "France"
+        GB = "GB", "United Kingdom"
+        IE = "IE", "Ireland"
+        IN = "IN", "India"
+        IT = "IT", "Italy"
+        MX = "MX", "Mexico"
+        NL = "NL", "Netherlands"
+        PL = "PL", "Poland"
+        PT = "PT", "Portugal"
+        US = "US", "United States"
+        ZA = "ZA", "South Africa"
+        OTHER = "other", "Another country"
+
+    class Education(models.TextChoices):
+        SECONDARY = "secondary", "Secondary school or less"
+        VOCATIONAL = "vocational", "Vocational or technical qualification"
+        UNDERGRADUATE = "undergraduate", "Undergraduate degree"
+        POSTGRADUATE = "postgraduate", "Postgraduate degree"
+
+    class NativeLanguage(models.TextChoices):
+        ENGLISH = "english", "English"
+        OTHER = "other", "Another language"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    study = models.CharField(max_length=16, choices=Study.choices)
+    consent_text = models.ForeignKey(ConsentText, on_delete=models.PROTECT, related_name="respondents")
+    consent_version = models.CharField(max_length=32)
+    consent_text_hash = models.CharField(max_length=64)
+    consented_at = models.DateTimeField()
+    panel = models.CharField(max_length=16, choices=Panel.choices, blank=True, default=Panel.NONE)
+    # NULL rather than "" for "none": the unique constraints must not treat all absent values as one.
+    panel_id_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001
+    token_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
+    age_band = models.CharField(max_length=8, choices=AgeBand.choices, blank=True)
+    gender = models.CharField(max_length=16, choices=Gender.choices, blank=True)
+    country = models.CharField(max_length=8, choices=Country.choices, blank=True)
+    education = models.CharField(max_length=16, choices=Education.choices, blank=True)
+    native_language = models.CharField(max_length=16, choices=NativeLanguage.choices, blank=True)
+    attention_checks_failed = models.PositiveSmallIntegerField(default=0)
+    flagged = models.BooleanField(default=False, help_text="Failed an attention check; excluded from N and Y.")
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-consented_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "panel_id_hash"],
+                condition=Q(panel_id_hash__isnull=False),
+                name="respondent_one_per_panel_id_and_study",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.id)
+
+    @property
+    def is_complete(self) -> bool:
+        return self.completed_at is not None
+
+
+# --- The validation study ----------------------------------------------------------------------------------
+
+
+class Assignment(models.Model):
+    """One item served to a respondent of the validation study: a key candidate to confirm or correct, or an
+    instructed-response attention check ("place response C first").
+
+    Items are served one at a time at consecutive positions. An unanswered assignment counts as in flight
+    for its candidate until `expires_at`; the respondent may still answer it later. A respondent never gets
+    the same dilemma×virtue twice, whichever round's candidate it was.
+    """
+
+    class Kind(models.TextChoices):
+        VALIDATION = "validation", "Validation item"
+        ATTENTION_CHECK = "attention_check", "Attention check"
+
+    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="assignments")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    position = models.PositiveSmallIntegerField(help_text="1 for the first item the respondent saw.")
+    candidate = models.ForeignKey(
+        KeyCandidate, on_delete=models.CASCADE, null=True, blank=True, related_name="assignments"
+    )
+    dilemma = models.ForeignKey(Dilemma, on_delete=models.PROTECT, related_name="+")
+    virtue = models.ForeignKey(Virtue, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    displayed_order = models.CharField(max_length=5, help_text="The options in the order they were first shown.")
+    check_letter = models.CharField(max_length=1, blank=True, help_text="Attention checks: the response to put first.")
+    check_answer = models.CharField(max_length=5, blank=True)
+    check_passed = models.BooleanField(null=True, blank=True)
+    served_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["respondent", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["respondent", "position"], name="assignment_unique_position"),
+            models.UniqueConstraint(
+                fields=["respondent", "dilemma", "virtue"],
+                condition=Q(kind="validation"),
+                name="assignment_dilemma_virtue_once_per_respondent",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="attention_check", candidate__isnull=True, virtue__isnull=True)
+                | Q(kind="validation", candidate__isnull=False, virtue__isnull=False),
+                name="assignment_kind_matches_target",
+            ),
+        ]
+        indexes = [models.Index(fields=["candidate", "answered_at", "expires_at"], name="assignment_in_flight")]
+
+    def __str__(self) -> str:
+        return f"{self.respondent_id} #{self.position} {self.kind}"
+
+
+class ValidationResponse(models.Model):
+    """A respondent's verdict on a key candidate: confirmed, or corrected to `ordering`.
+
+    `ordering` is always the ordering the respondent endorsed (the candidate's own when confirmed). A
+    response counts towards N and Y when it arrived while the candidate was open (`counted`) and its
+    respondent is not flagged; N and Y always equal those counts.
+    """
+
+    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="validation_responses")
+    candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="responses")
+    confirmed = models.BooleanField()
+    ordering = models.CharField(max_length=5)
+    displayed_order = models.CharField(max_length=5)
+    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    counted = models.BooleanField(help_text="False when it arrived after the candidate was decided.")
+    submitted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["submitted_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["respondent", "candidate"], name="validation_response_once_per_candidate"),
+        ]
+
+    def __str__(self) -> str:
+        verdict = "confirmed" if self.confirmed else f"corrected to {self.ordering}"
+        return f"{self.respondent_id} on {self.candidate_id}: {verdict}"
+
+
+class KeyDecision(models.Model):
+    """An entry in the audit trail of key candidates: automatic promotions and rejections with their
+    evidence, supersessions, and every admin action with who took it and why. Never edited."""
+
+    class Action(models.TextChoices):
+        OPENED = "opened", "Opened"
+        RETAINED = "retained", "Retained"
+        REJECTED = "rejected", "Rejected"
+        SUPERSEDED = "superseded", "Superseded"
+        REOPENED = "reopened", "Reopened"
+
+    candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="decisions")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    automatic = models.BooleanField(help_text="Taken by the promotion rule rather than by a person.")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_by_username = models.CharField(max_length=150, blank=True)
+    reason = models.TextField(blank=True)
+    n_evaluations = models.PositiveIntegerField("N")
+    n_confirmations = models.PositiveIntegerField("Y")
+    confirmation_rate = models.FloatField("q", null=True, blank=True)
+    wilson_low = models.FloatField(null=True, blank=True)
+    wilson_high = models.FloatField(null=True, blank=True)
+    n_corrections = models.PositiveIntegerField(default=0)
+    agreement_tau = models.FloatField(
+        null=True, blank=True, help_text="Mean Kendall τ between the corrections and the candidate."
+    )
+    related_candidate = models.ForeignKey(
+        KeyCandidate,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The next round opened by a rejection, or the key that superseded this one.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        who = "rule" if self.automatic else self.decided_by_username or "admin"
+        return f"{self.candidate} {self.action} by {who}"

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Max, Prefetch, QuerySet
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
-from surveys.models import Dilemma, KeyCandidate, Option, Virtue
+from scoring.promotion import mean_kendall_tau, wilson_interval
+from scoring.rankings import OPTIONS
+from surveys.models import (
+    Assignment,
+    ConsentText,
+    Dilemma,
+    KeyCandidate,
+    Option,
+    Respondent,
+    ValidationResponse,
+    Virtue,
+)
+
+# The responses that N and Y count: given while the candidate was open, by a respondent who is not flagged.
+COUNTING = Q(counted=True, respondent__flagged=False)
 
 
 @dataclass(frozen=True)
@@ -80,3 +96,112 @@ def profile_scoring_context() -> ProfileScoringContext:
         virtues=tuple(Virtue.objects.order_by("position").values_list("id", flat=True)),
         keys=tuple(RetainedKey(*row) for row in keys),
     )
+
+
+def consent_text_current(*, study: str) -> ConsentText | None:
+    return ConsentText.objects.filter(study=study, is_current=True).first()
+
+
+def respondent_by_token(*, token: str, study: str | None = None) -> Respondent | None:
+    """The respondent holding this API token (compared by its SHA-256), or None."""
+    if not token:
+        return None
+    respondents = Respondent.objects.filter(token_hash=hashlib.sha256(token.encode()).hexdigest())
+    if study:
+        respondents = respondents.filter(study=study)
+    return respondents.first()
+
+
+def respondent_by_id(*, respondent_id: object, study: str | None = None) -> Respondent | None:
+    respondents = Respondent.objects.filter(pk=respondent_id)
+    if study:
+        respondents = respondents.filter(study=study)
+    return respondents.first()
+
+
+def open_candidates_with_load(*, now: datetime) -> list[KeyCandidate]:
+    """Open candidates, each annotated with `in_flight`: unanswered assignments that have not expired."""
+    in_flight = Count(
+        "assignments",
+        filter=Q(assignments__answered_at__isnull=True, assignments__expires_at__gt=now),
+    )
+    return list(KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).annotate(in_flight=in_flight))
+
+
+def key_counts_from_responses(*, candidate_ids: list[int] | None = None) -> dict[int, tuple[int, int]]:
+    """candidate id → (N, Y) counted from stored responses; candidates without any are absent."""
+    responses = ValidationResponse.objects.filter(COUNTING)
+    if candidate_ids is not None:
+        responses = responses.filter(candidate_id__in=candidate_ids)
+    rows = responses.values("candidate_id").annotate(n=Count("id"), y=Count("id", filter=Q(confirmed=True)))
+    return {row["candidate_id"]: (row["n"], row["y"]) for row in rows}
+
+
+@dataclass(frozen=True)
+class KeyCountDrift:
+    candidate_id: int
+    stored: tuple[int, int]
+    recounted: tuple[int, int]
+
+
+def key_count_drift() -> list[KeyCountDrift]:
+    """Every candidate whose stored N, Y differ from the counts of its counting responses (there should be none)."""
+    counts = key_counts_from_responses()
+    drift = []
+    for candidate_id, n, y in KeyCandidate.objects.values_list("pk", "n_evaluations", "n_confirmations"):
+        recounted = counts.get(candidate_id, (0, 0))
+        if (n, y) != recounted:
+            drift.append(KeyCountDrift(candidate_id=candidate_id, stored=(n, y), recounted=recounted))
+    return drift
+
+
+@dataclass(frozen=True)
+class CandidateEvidence:
+    """What a decision on a candidate rests on: the corrections that count, the Wilson 95 % interval of q, and
+    the mean Kendall τ between the corrections and the candidate (None without corrections)."""
+
+    corrections: list[tuple[str, ...]]
+    wilson: tuple[float, float] | None
+    agreement_tau: float | None
+
+
+def key_candidate_evidence(*, candidate: KeyCandidate) -> CandidateEvidence:
+    orderings = candidate.responses.filter(COUNTING, confirmed=False).values_list("ordering", flat=True)
+    corrections = [tuple(ordering) for ordering in orderings]
+    return CandidateEvidence(
+        corrections=corrections,
+        wilson=wilson_interval(candidate.n_confirmations, candidate.n_evaluations),
+        agreement_tau=mean_kendall_tau(corrections, candidate.ordering_letters),
+    )
+
+
+def key_candidate_top_corrections(*, candidate: KeyCandidate, limit: int = 5) -> list[tuple[str, int]]:
+    """The most frequent counting corrections with their counts, most frequent first (ties alphabetically)."""
+    counter = Counter(candidate.responses.filter(COUNTING, confirmed=False).values_list("ordering", flat=True))
+    return sorted(counter.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def key_candidate_rank_table(*, candidate: KeyCandidate) -> dict[str, list[int]]:
+    """option → how many counting responses put it at rank 1, 2, …, 5 (confirmations included)."""
+    table = {option: [0] * len(OPTIONS) for option in OPTIONS}
+    for ordering in candidate.responses.filter(COUNTING).values_list("ordering", flat=True):
+        for rank, option in enumerate(ordering):
+            table[option][rank] += 1
+    return table
+
+
+def respondent_progress(*, respondent: Respondent) -> dict[str, int]:
+    """answered and total items (validation items plus attention checks) for the progress bar."""
+    from django.conf import settings
+
+    total = settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS
+    answered = respondent.assignments.filter(answered_at__isnull=False).count()
+    return {"answered": answered, "total": total}
+
+
+def assignment_for_display(*, assignment_id: int) -> Assignment:
+    return Assignment.objects.select_related("dilemma", "virtue", "candidate").get(pk=assignment_id)
+
+
+def validation_responses_for_export() -> QuerySet[ValidationResponse]:
+    return ValidationResponse.objects.select_related("respondent", "candidate").order_by("submitted_at", "pk")

@@ -1,19 +1,41 @@
-"""Business logic of the surveys app: loading the instrument, scoring profiles, later validation responses."""
+"""Business logic of the surveys app: loading the instrument, consent and respondents, validation responses
+and promotion, scoring profiles."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import random
+import re
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.db import models, transaction
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from llmruns.selectors import published_profile_scores
-from scoring import OPTIONS, RankingError, nearest_profiles, validate_ranking, virtue_profile
-from surveys.models import Dilemma, Instrument, KeyCandidate, Option, Virtue
+from scoring import nearest_profiles, virtue_profile
+from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
+from scoring.rankings import OPTIONS, RankingError, validate_ranking
+from surveys import selectors
+from surveys.consent_defaults import DEFAULT_CONSENT_TEXTS
+from surveys.models import (
+    Assignment,
+    ConsentText,
+    Dilemma,
+    Instrument,
+    KeyCandidate,
+    KeyDecision,
+    Option,
+    Respondent,
+    ValidationResponse,
+    Virtue,
+)
 from surveys.selectors import ProfileScoringContext, RetainedKey, profile_scoring_context
 from virtuemap_site.errors import ApplicationError
 
@@ -131,6 +153,622 @@ def _load_published_key(published_key: dict[str, dict[str, str]], report: Instru
 def instrument_load_file(*, path: Path = INSTRUMENT_FIXTURE) -> InstrumentLoadReport:
     with path.open(encoding="utf-8") as handle:
         return instrument_load(data=json.load(handle))
+
+
+# --- Consent and respondents ------------------------------------------------------------------------------
+
+# Panel IDs are opaque tokens (Prolific's are 24 hex digits); anything else is refused rather than hashed.
+PANEL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+DEMOGRAPHIC_FIELDS: dict[str, type[models.TextChoices]] = {
+    "age_band": Respondent.AgeBand,
+    "gender": Respondent.Gender,
+    "country": Respondent.Country,
+    "education": Respondent.Education,
+    "native_language": Respondent.NativeLanguage,
+}
+
+
+@dataclass(frozen=True)
+class PanelArrival:
+    """Who sent the respondent: the panel and the respondent's ID there (never stored as is)."""
+
+    panel: str
+    panel_id: str
+
+
+@dataclass(frozen=True)
+class ConsentOutcome:
+    """The respondent who consented, a fresh API token (shown once, stored only hashed), and whether an
+    unfinished respondent with the same panel ID was resumed rather than created."""
+
+    respondent: Respondent
+    token: str
+    resumed: bool
+
+
+def panel_arrival_from_params(params: Mapping[str, Any]) -> PanelArrival | None:
+    """Return the panel arrival in query parameters (`PROLIFIC_PID`, else a generic `pid`), or None.
+
+    Raises ApplicationError for an ID that is not 1–128 letters, digits, '-' or '_'.
+    """
+    for name, panel in (("PROLIFIC_PID", Respondent.Panel.PROLIFIC), ("pid", Respondent.Panel.GENERIC)):
+        value = params.get(name)
+        if value in (None, ""):
+            continue
+        if not isinstance(value, str) or not PANEL_ID_PATTERN.match(value):
+            raise ApplicationError(
+                f"{name} must be 1–128 letters, digits, '-' or '_'.", {"field": f"panel.{name}"}, status=400
+            )
+        return PanelArrival(panel=panel, panel_id=value)
+    return None
+
+
+def panel_id_hash(panel_id: str) -> str:
+    """HMAC-SHA256 of a panel ID under `STUDY_PANEL_HMAC_KEY`, as hex. Without the key it cannot be reversed
+    or recomputed from a list of IDs."""
+    return hmac.new(settings.STUDY_PANEL_HMAC_KEY.encode(), panel_id.encode(), hashlib.sha256).hexdigest()
+
+
+def token_hash(token: str) -> str:
+    # The token is 256 random bits, so a plain SHA-256 is enough: there is nothing to brute-force.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def completion_code_for(*, outcome: str) -> str:
+    """The completion code of an outcome: "completed", "no_consent" or "failed_checks"."""
+    return getattr(settings, f"STUDY_COMPLETION_CODE_{outcome.upper()}")
+
+
+def consent_text_install_defaults() -> list[ConsentText]:
+    """Create version 1 of each study's consent text where the study has none; return the rows created."""
+    created = []
+    for study, text in DEFAULT_CONSENT_TEXTS.items():
+        if not ConsentText.objects.filter(study=study).exists():
+            created.append(ConsentText.objects.create(study=study, is_current=True, **text))
+    return created
+
+
+@transaction.atomic
+def respondent_consent(
+    *, study: str, consent_version: str, accept: bool, panel: Mapping[str, Any] | None = None
+) -> ConsentOutcome:
+    """Record consent to the current consent text of `study` and return the respondent with a new token.
+
+    Nothing is stored unless `accept` is true and `consent_version` is the current version. A panel
+    arrival is kept only as `panel_id_hash`; a panel ID that already finished this study is refused (409),
+    one that started and did not finish resumes the same respondent with a new token.
+    """
+    arrival = panel_arrival_from_params(panel or {})
+    if accept is not True:
+        extra = {"completion_code": completion_code_for(outcome="no_consent")} if arrival else {}
+        raise ApplicationError("Consent was not given, so nothing was stored.", extra, status=400)
+    text = selectors.consent_text_current(study=study)
+    if text is None:
+        raise ApplicationError(f"The {study} study has no consent text yet.", {}, status=409)
+    if consent_version != text.version:
+        raise ApplicationError(
+            f"Consent version {consent_version!r} is not the current one ({text.version!r}); please read it again.",
+            {"current_version": text.version},
+            status=409,
+        )
+    token = secrets.token_urlsafe(32)
+    hashed_panel_id = panel_id_hash(arrival.panel_id) if arrival else None
+    if hashed_panel_id:
+        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token)
+        if resumed:
+            return ConsentOutcome(respondent=resumed, token=token, resumed=True)
+    try:
+        # A savepoint, so that a twin request with the same panel ID that wins the race turns into a resume.
+        with transaction.atomic():
+            respondent = Respondent.objects.create(
+                study=study,
+                consent_text=text,
+                consent_version=text.version,
+                consent_text_hash=text.text_hash,
+                consented_at=timezone.now(),
+                panel=arrival.panel if arrival else Respondent.Panel.NONE,
+                panel_id_hash=hashed_panel_id,
+                token_hash=token_hash(token),
+            )
+    except IntegrityError:
+        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token)
+        if resumed is None:
+            raise
+        return ConsentOutcome(respondent=resumed, token=token, resumed=True)
+    return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+
+
+def _respondent_resume(*, study: str, hashed_panel_id: str | None, token: str) -> Respondent | None:
+    respondent = Respondent.objects.select_for_update().filter(study=study, panel_id_hash=hashed_panel_id).first()
+    if respondent is None:
+        return None
+    if respondent.is_complete:
+        raise ApplicationError("This panel ID has already taken part in this study.", {}, status=409)
+    respondent.token_hash = token_hash(token)
+    respondent.save(update_fields=["token_hash"])
+    return respondent
+
+
+@transaction.atomic
+def respondent_demographics_set(*, respondent: Respondent, answers: Mapping[str, str]) -> Respondent:
+    """Store the optional demographic bands; a blank or missing answer means "skipped".
+
+    Only the five band fields are accepted, each from its list of choices; anything else is an
+    ApplicationError and nothing is written.
+    """
+    unknown = sorted(set(answers) - set(DEMOGRAPHIC_FIELDS))
+    if unknown:
+        raise ApplicationError(f"Unknown demographic question(s): {', '.join(unknown)}.", {"fields": unknown})
+    for name, choices in DEMOGRAPHIC_FIELDS.items():
+        value = answers.get(name) or ""
+        if value and value not in choices.values:
+            raise ApplicationError(f"{value!r} is not an answer to {name}.", {"field": name, "choices": choices.values})
+        setattr(respondent, name, value)
+    respondent.save(update_fields=list(DEMOGRAPHIC_FIELDS))
+    return respondent
+
+
+@transaction.atomic
+def respondent_withdraw(*, respondent: Respondent) -> list[int]:
+    """Delete the respondent and everything they gave (their rows cascade), and recompute N and Y of every
+    candidate they answered, so the counters equal the stored responses again. Returns those candidates' ids.
+
+    A decision already taken stands (its evidence is in its KeyDecision); a researcher can reopen it.
+    """
+    locked = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
+    if locked is None:
+        return []
+    candidate_ids = sorted(set(locked.validation_responses.values_list("candidate_id", flat=True)))
+    # Lock before deleting, in id order like every multi-candidate write, so no submission interleaves.
+    list(KeyCandidate.objects.select_for_update().filter(pk__in=candidate_ids).order_by("pk").values_list("pk"))
+    locked.delete()
+    _key_counts_recompute(candidate_ids=candidate_ids)
+    return candidate_ids
+
+
+# --- The validation study: opening rounds, assignment, responses, promotion ---------------------------------
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    """A stored response; `created` is False when the same respondent had already answered the candidate
+    (the stored response is returned and nothing is counted twice)."""
+
+    response: ValidationResponse
+    created: bool
+
+
+def proposed_orderings(*, path: Path = INSTRUMENT_FIXTURE) -> dict[tuple[str, str], str]:
+    """The orderings a new validation study starts from: (dilemma id, virtue id) → ordering.
+
+    The fixture's `proposed_orderings` if it has them; otherwise its `published_key`, which is the
+    authors' proposed ordering as published. Either way it is the file, not the database, so a study
+    never starts from keys that an earlier study replaced.
+    """
+    with path.open(encoding="utf-8") as handle:
+        data = json.load(handle)
+    source = data.get("proposed_orderings") or data["published_key"]
+    return {
+        (dilemma_id, virtue_id): "".join(validate_ranking(order))
+        for dilemma_id, by_virtue in source.items()
+        for virtue_id, order in by_virtue.items()
+    }
+
+
+@transaction.atomic
+def validation_open(
+    *, pairs: list[tuple[str, str]] | None = None, orderings: Mapping[tuple[str, str], str] | None = None
+) -> list[KeyCandidate]:
+    """Open a validation round for each dilemma×virtue pair (all 35 when `pairs` is None) from the proposed
+    orderings, as new OPEN candidates with provenance PROPOSED; return the candidates created.
+
+    A pair that already has an open candidate is left alone, so re-running changes nothing. The new round
+    number follows the pair's last one (round 1 after the published round 0). Raises ApplicationError for
+    a pair with no proposed ordering.
+    """
+    orderings = orderings if orderings is not None else proposed_orderings()
+    pairs = sorted(orderings) if pairs is None else pairs
+    unknown = [pair for pair in pairs if pair not in orderings]
+    if unknown:
+        raise ApplicationError(f"No proposed ordering for {', '.join('×'.join(pair) for pair in unknown)}.")
+    created = []
+    for dilemma_id, virtue_id in pairs:
+        existing = KeyCandidate.objects.select_for_update().filter(dilemma_id=dilemma_id, virtue_id=virtue_id)
+        if existing.filter(status=KeyCandidate.Status.OPEN).exists():
+            continue
+        last_round = existing.aggregate(last=models.Max("round"))["last"]
+        candidate = KeyCandidate.objects.create(
+            dilemma_id=dilemma_id,
+            virtue_id=virtue_id,
+            ordering=orderings[(dilemma_id, virtue_id)],
+            round=(last_round or 0) + 1,
+            provenance=KeyCandidate.Provenance.PROPOSED,
+            status=KeyCandidate.Status.OPEN,
+        )
+        _decision_record(candidate=candidate, action=KeyDecision.Action.OPENED, reason="validation study opened")
+        created.append(candidate)
+    return created
+
+
+def attention_check_positions(*, items: int, checks: int) -> set[int]:
+    """Positions (1-based, among items + checks) of the attention checks, spread evenly and never first."""
+    total = items + checks
+    return {round(k * total / (checks + 1)) + 1 for k in range(1, checks + 1)} if checks else set()
+
+
+@transaction.atomic
+def validation_next_assignment(*, respondent: Respondent, rng: random.Random | None = None) -> Assignment | None:
+    """Return the item this respondent should answer now, serving a new one if needed; None when done.
+
+    An unanswered assignment is returned again (a reload or a returning respondent resumes). Otherwise the
+    next position is an attention check (at `attention_check_positions`) or the open candidate with the
+    fewest evaluations plus in-flight assignments, among dilemma×virtue pairs this respondent has not had,
+    preferring dilemmas they have seen least, ties at random. When the respondent has answered every item,
+    or nothing is left to serve them, they are marked complete and None is returned.
+    """
+    rng = rng or random.Random()
+    respondent = Respondent.objects.select_for_update().get(pk=respondent.pk)
+    if respondent.is_complete:
+        return None
+    now = timezone.now()
+    expiry = timezone.timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
+    pending = respondent.assignments.filter(answered_at__isnull=True).select_related("candidate").first()
+    if pending is not None:
+        if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
+            if pending.expires_at <= now:
+                pending.expires_at = now + expiry
+                pending.save(update_fields=["expires_at"])
+            return pending
+        # Decided while they were away: serve something still open in its place.
+        pending.delete()
+    items, checks = settings.STUDY_ITEMS_PER_RESPONDENT, settings.STUDY_ATTENTION_CHECKS
+    position = respondent.assignments.count() + 1
+    if position > items + checks:
+        return _respondent_complete(respondent)
+    if position in attention_check_positions(items=items, checks=checks):
+        dilemma_id = rng.choice(list(Dilemma.objects.values_list("id", flat=True)))
+        displayed = list(OPTIONS)
+        rng.shuffle(displayed)
+        return Assignment.objects.create(
+            respondent=respondent,
+            kind=Assignment.Kind.ATTENTION_CHECK,
+            position=position,
+            dilemma_id=dilemma_id,
+            displayed_order="".join(displayed),
+            # Never the letter already on top, so that pressing "next" without reading fails the check.
+            check_letter=rng.choice(displayed[1:]),
+            served_at=now,
+            expires_at=now + expiry,
+        )
+    candidate = _least_evaluated_candidate(respondent=respondent, now=now, rng=rng)
+    if candidate is None:
+        return _respondent_complete(respondent) if respondent.assignments.exists() else None
+    return Assignment.objects.create(
+        respondent=respondent,
+        kind=Assignment.Kind.VALIDATION,
+        position=position,
+        candidate=candidate,
+        dilemma_id=candidate.dilemma_id,
+        virtue_id=candidate.virtue_id,
+        displayed_order=candidate.ordering,
+        served_at=now,
+        expires_at=now + expiry,
+    )
+
+
+def _least_evaluated_candidate(*, respondent: Respondent, now: Any, rng: random.Random) -> KeyCandidate | None:
+    had = respondent.assignments.filter(kind=Assignment.Kind.VALIDATION)
+    seen_pairs = set(had.values_list("dilemma_id", "virtue_id"))
+    dilemma_seen: dict[str, int] = {}
+    for dilemma_id in had.values_list("dilemma_id", flat=True):
+        dilemma_seen[dilemma_id] = dilemma_seen.get(dilemma_id, 0) + 1
+    candidates = [
+        candidate
+        for candidate in selectors.open_candidates_with_load(now=now)
+        if (candidate.dilemma_id, candidate.virtue_id) not in seen_pairs
+    ]
+    if not candidates:
+        return None
+    return min(
+        candidates,
+        key=lambda c: (c.n_evaluations + c.in_flight, dilemma_seen.get(c.dilemma_id, 0), rng.random()),
+    )
+
+
+def _respondent_complete(respondent: Respondent) -> None:
+    respondent.completed_at = timezone.now()
+    respondent.save(update_fields=["completed_at"])
+    return None
+
+
+def respondent_outcome_code(*, respondent: Respondent) -> str:
+    """The completion code a finished respondent receives. Following Prolific's rule, the failed-checks code
+    only after two failed attention checks; a single failure is flagged but still completes."""
+    if respondent.attention_checks_failed >= 2:
+        return completion_code_for(outcome="failed_checks")
+    return completion_code_for(outcome="completed")
+
+
+def _parse_ordering(ordering: Any) -> str:
+    try:
+        return "".join(validate_ranking(ordering))
+    except RankingError as error:
+        raise ApplicationError(f"Invalid ordering: {error}.", {"field": "ordering"}) from None
+
+
+@transaction.atomic
+def validation_response_submit(
+    *,
+    respondent: Respondent,
+    candidate_id: int,
+    confirmed: bool,
+    ordering: Any = None,
+    time_on_item_ms: int | None = None,
+) -> SubmitOutcome:
+    """Store a respondent's confirmation or correction of a candidate, count it, and apply the promotion rule,
+    all in one transaction.
+
+    The candidate must have been assigned to this respondent. A correction must be a permutation of A–E;
+    one identical to the candidate counts as a confirmation. The candidate row is locked while N and Y are
+    updated, so concurrent submissions never lose a count. The response counts while the candidate is open
+    and the respondent is not flagged. When the rule decides, the candidate is retained (superseding the
+    pair's previous key) or rejected (opening the next round from the Kemeny consensus of the corrections).
+    A repeat submission for the same candidate returns the stored response, unchanged and not recounted.
+    Bad input raises ApplicationError and writes nothing.
+    """
+    if not isinstance(confirmed, bool):
+        raise ApplicationError("'confirmed' must be true or false.", {"field": "confirmed"})
+    corrected = None if confirmed and ordering is None else _parse_ordering(ordering)
+    respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
+    if respondent is None:
+        raise ApplicationError("This respondent has withdrawn.", {}, status=403)
+    assignment = respondent.assignments.filter(kind=Assignment.Kind.VALIDATION, candidate_id=candidate_id).first()
+    if assignment is None:
+        raise ApplicationError(
+            f"Candidate {candidate_id} was not assigned to this respondent.", {"field": "candidate"}, status=403
+        )
+    # The lock serialises every submission for this candidate: N, Y and the decision see each other's writes.
+    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate_id)
+    existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
+    if existing is not None:
+        return SubmitOutcome(response=existing, created=False)
+    if confirmed and corrected is not None and corrected != candidate.ordering:
+        raise ApplicationError(
+            "A confirmation cannot come with a different ordering; send confirmed: false to correct.",
+            {"field": "ordering"},
+        )
+    final = corrected or candidate.ordering
+    now = timezone.now()
+    counted = candidate.status == KeyCandidate.Status.OPEN
+    response = ValidationResponse.objects.create(
+        respondent=respondent,
+        candidate=candidate,
+        confirmed=final == candidate.ordering,
+        ordering=final,
+        displayed_order=assignment.displayed_order,
+        time_on_item_ms=_time_on_item(assignment=assignment, now=now, reported_ms=time_on_item_ms),
+        counted=counted,
+        submitted_at=now,
+    )
+    assignment.answered_at = now
+    assignment.save(update_fields=["answered_at"])
+    if counted and not respondent.flagged:
+        candidate.n_evaluations += 1
+        candidate.n_confirmations += int(response.confirmed)
+        candidate.save(update_fields=["n_evaluations", "n_confirmations", "updated_at"])
+        decision = promotion_decision(
+            candidate.n_evaluations,
+            candidate.n_confirmations,
+            settings.KEY_MIN_EVALUATIONS,
+            settings.KEY_MIN_CONFIRMATION,
+        )
+        if decision.outcome is PromotionOutcome.RETAINED:
+            _candidate_retain(candidate=candidate, reason="promotion rule: N > minimum and q ≥ threshold")
+        elif decision.outcome is PromotionOutcome.REJECTED:
+            _candidate_reject(candidate=candidate, reason="promotion rule: the threshold is out of reach")
+    return SubmitOutcome(response=response, created=True)
+
+
+def _time_on_item(*, assignment: Assignment, now: Any, reported_ms: int | None) -> int:
+    """Time from serving the item to the answer. A client-reported time (the API) is used when it is
+    plausible, since the server's clock also counts network and page-load time."""
+    served_ms = int((now - assignment.served_at).total_seconds() * 1000)
+    if isinstance(reported_ms, int) and 0 <= reported_ms <= served_ms:
+        return reported_ms
+    return served_ms
+
+
+@transaction.atomic
+def attention_check_submit(*, respondent: Respondent, assignment_id: int, ordering: Any) -> Assignment:
+    """Record the answer to an instructed-response attention check and return the check.
+
+    It is passed when the instructed response is first. A failure flags the respondent: their responses
+    stay stored but no longer count, and N and Y of those candidates are recomputed at once. A repeat
+    submission returns the stored answer.
+    """
+    answer = _parse_ordering(ordering)
+    respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
+    if respondent is None:
+        raise ApplicationError("This respondent has withdrawn.", {}, status=403)
+    check = respondent.assignments.filter(pk=assignment_id, kind=Assignment.Kind.ATTENTION_CHECK).first()
+    if check is None:
+        raise ApplicationError(
+            f"Attention check {assignment_id} was not assigned to this respondent.",
+            {"field": "attention_check"},
+            status=403,
+        )
+    if check.answered_at is not None:
+        return check
+    check.check_answer = answer
+    check.check_passed = answer[0] == check.check_letter
+    check.answered_at = timezone.now()
+    check.save(update_fields=["check_answer", "check_passed", "answered_at"])
+    if not check.check_passed:
+        respondent.attention_checks_failed += 1
+        newly_flagged = not respondent.flagged
+        respondent.flagged = True
+        respondent.save(update_fields=["attention_checks_failed", "flagged"])
+        if newly_flagged:
+            candidate_ids = sorted(set(respondent.validation_responses.values_list("candidate_id", flat=True)))
+            list(KeyCandidate.objects.select_for_update().filter(pk__in=candidate_ids).order_by("pk").values("pk"))
+            _key_counts_recompute(candidate_ids=candidate_ids)
+    return check
+
+
+def _key_counts_recompute(*, candidate_ids: list[int]) -> None:
+    """Set N and Y of these (already locked) candidates to the counts of their counting responses."""
+    counts = selectors.key_counts_from_responses(candidate_ids=candidate_ids)
+    for candidate_id in candidate_ids:
+        n, y = counts.get(candidate_id, (0, 0))
+        KeyCandidate.objects.filter(pk=candidate_id).update(
+            n_evaluations=n, n_confirmations=y, updated_at=timezone.now()
+        )
+
+
+def _decision_record(
+    *,
+    candidate: KeyCandidate,
+    action: str,
+    reason: str,
+    user: Any = None,
+    related: KeyCandidate | None = None,
+) -> KeyDecision:
+    evidence = selectors.key_candidate_evidence(candidate=candidate)
+    return KeyDecision.objects.create(
+        candidate=candidate,
+        action=action,
+        automatic=user is None,
+        decided_by=user,
+        decided_by_username=user.get_username() if user is not None else "",
+        reason=reason,
+        n_evaluations=candidate.n_evaluations,
+        n_confirmations=candidate.n_confirmations,
+        confirmation_rate=candidate.confirmation_rate,
+        wilson_low=evidence.wilson[0] if evidence.wilson else None,
+        wilson_high=evidence.wilson[1] if evidence.wilson else None,
+        n_corrections=len(evidence.corrections),
+        agreement_tau=evidence.agreement_tau,
+        related_candidate=related,
+    )
+
+
+def _candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None) -> None:
+    now = timezone.now()
+    previous = list(
+        KeyCandidate.objects.select_for_update()
+        .filter(dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id, status=KeyCandidate.Status.RETAINED)
+        .exclude(pk=candidate.pk)
+    )
+    for old in previous:
+        old.status = KeyCandidate.Status.SUPERSEDED
+        old.save(update_fields=["status", "updated_at"])
+        _decision_record(
+            candidate=old, action=KeyDecision.Action.SUPERSEDED, reason=f"superseded by {candidate}", related=candidate
+        )
+    candidate.status = KeyCandidate.Status.RETAINED
+    candidate.decided_at = now
+    candidate.save(update_fields=["status", "decided_at", "updated_at"])
+    _decision_record(candidate=candidate, action=KeyDecision.Action.RETAINED, reason=reason, user=user)
+
+
+def _candidate_reject(*, candidate: KeyCandidate, reason: str, user: Any = None, open_next: bool = True) -> None:
+    """Reject the candidate; if `open_next`, open the next round from the Kemeny consensus of its corrections
+    (none when there are no corrections: there is nothing to build a consensus from)."""
+    was_open = candidate.status == KeyCandidate.Status.OPEN
+    candidate.status = KeyCandidate.Status.REJECTED
+    candidate.decided_at = timezone.now()
+    candidate.save(update_fields=["status", "decided_at", "updated_at"])
+    successor = None
+    consensus = kemeny_consensus(selectors.key_candidate_evidence(candidate=candidate).corrections)
+    if open_next and was_open and consensus is not None:
+        successor = KeyCandidate.objects.create(
+            dilemma_id=candidate.dilemma_id,
+            virtue_id=candidate.virtue_id,
+            ordering="".join(consensus),
+            round=candidate.round + 1,
+            provenance=KeyCandidate.Provenance.CONSENSUS,
+            status=KeyCandidate.Status.OPEN,
+        )
+        _decision_record(
+            candidate=successor,
+            action=KeyDecision.Action.OPENED,
+            reason=f"Kemeny consensus of the corrections to {candidate}",
+        )
+    _decision_record(
+        candidate=candidate, action=KeyDecision.Action.REJECTED, reason=reason, user=user, related=successor
+    )
+
+
+# --- Admin review --------------------------------------------------------------------------------------------
+
+
+def _reason_required(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ApplicationError("A reason is required.", {"field": "reason"})
+    return reason
+
+
+@transaction.atomic
+def key_candidate_promote(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
+    """Retain a candidate by a researcher's decision, superseding the pair's current key, with the reason
+    recorded. An open candidate of the same pair stays open (it may yet supersede this one)."""
+    reason = _reason_required(reason)
+    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
+    if candidate.status == KeyCandidate.Status.RETAINED:
+        raise ApplicationError(f"{candidate} is already retained.")
+    _candidate_retain(candidate=candidate, reason=reason, user=user)
+    return candidate
+
+
+@transaction.atomic
+def key_candidate_reject(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
+    """Reject an open or retained candidate by a researcher's decision. An open one is treated as the rule
+    treats it (the next round opens from the consensus of its corrections); a retained one leaves the pair
+    without a key until another is retained."""
+    reason = _reason_required(reason)
+    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
+    if candidate.status not in (KeyCandidate.Status.OPEN, KeyCandidate.Status.RETAINED):
+        raise ApplicationError(
+            f"Only an open or retained candidate can be rejected; {candidate} is {candidate.status}."
+        )
+    _candidate_reject(candidate=candidate, reason=reason, user=user)
+    return candidate
+
+
+@transaction.atomic
+def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
+    """Put a decided candidate's ordering back to respondents as a new round with fresh counts.
+
+    The candidate itself keeps its status and evidence (history is never rewritten); an open round of the
+    same pair is closed as rejected without a successor. Returns the new open candidate.
+    """
+    reason = _reason_required(reason)
+    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
+    if candidate.status == KeyCandidate.Status.OPEN:
+        raise ApplicationError(f"{candidate} is already open.")
+    rounds = KeyCandidate.objects.select_for_update().filter(
+        dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id
+    )
+    for open_candidate in rounds.filter(status=KeyCandidate.Status.OPEN):
+        _candidate_reject(
+            candidate=open_candidate, reason=f"closed by reopening {candidate}: {reason}", user=user, open_next=False
+        )
+    reopened = KeyCandidate.objects.create(
+        dilemma_id=candidate.dilemma_id,
+        virtue_id=candidate.virtue_id,
+        ordering=candidate.ordering,
+        round=rounds.aggregate(last=models.Max("round"))["last"] + 1,
+        provenance=candidate.provenance,
+        status=KeyCandidate.Status.OPEN,
+    )
+    _decision_record(
+        candidate=candidate, action=KeyDecision.Action.REOPENED, reason=reason, user=user, related=reopened
+    )
+    _decision_record(
+        candidate=reopened, action=KeyDecision.Action.OPENED, reason=f"reopened {candidate}: {reason}", user=user
+    )
+    return reopened
 
 
 # --- Profiles -------------------------------------------------------------------------------------------

@@ -1,16 +1,41 @@
-"""Shared fixtures: the loaded instrument and the cast of users."""
+"""Shared fixtures: the loaded instrument and the cast — a consenting respondent, a researcher, an outsider."""
 
 from __future__ import annotations
 
 import pytest
 
-from surveys.services import instrument_load_file
+from surveys.models import Study
+from surveys.services import consent_text_install_defaults, instrument_load_file, respondent_consent
 
 
 @pytest.fixture
 def instrument(db):
     """The VirtueMap instrument with its published key, as `load_instrument` leaves it."""
     return instrument_load_file()
+
+
+@pytest.fixture
+def consent_texts(db):
+    """Version 1 of each study's consent text, current."""
+    return consent_text_install_defaults()
+
+
+@pytest.fixture
+def respondent(consent_texts):
+    """A validation-study respondent who consented to the current text, arriving without a panel."""
+    return respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+
+
+@pytest.fixture
+def researcher(django_user_model):
+    """A staff superuser who reviews keys in admin."""
+    return django_user_model.objects.create_superuser("researcher", password="correct horse battery staple")
+
+
+@pytest.fixture
+def outsider(django_user_model):
+    """A logged-in user with no staff rights."""
+    return django_user_model.objects.create_user("outsider", password="correct horse battery staple")
 
 
 @pytest.fixture(autouse=True)

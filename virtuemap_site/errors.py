@@ -1,8 +1,8 @@
-"""The one application error and the one JSON error shape of the API.
+"""The one application error and its mapping to the API's JSON error shape.
 
-Every API error body is ``{"message": str, "extra": dict}``: `ApplicationError` raised by a service, Django's
-`ValidationError`, and DRF's own exceptions (validation, 404, throttling, authentication) all come out in it.
-Pages catch `ApplicationError` themselves and show its message as a form error.
+Services raise `ApplicationError(message, extra)` for anything a caller can fix; the API turns it (and Django's
+and DRF's validation errors) into `{"message": …, "extra": {…}}` with a 4xx status, and pages show the message as
+a form error. Nothing else is caught: a bug stays a 500.
 """
 
 from __future__ import annotations
@@ -12,39 +12,69 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from rest_framework import exceptions
-from rest_framework.response import Response
-from rest_framework.views import exception_handler
+from django.views.debug import SafeExceptionReporterFilter
 
 
 class ApplicationError(Exception):
-    """A request the application refuses, with a message for people and `extra` details for programs."""
+    """A request the application refuses, with a message for people and `extra` data for programs.
 
-    def __init__(self, message: str, extra: dict[str, Any] | None = None) -> None:
+    `status` is the HTTP status the API answers with (400 unless the service says otherwise: 403 for a
+    refusal, 404 for something not found, 409 for a conflict with stored state).
+    """
+
+    def __init__(self, message: str, extra: dict[str, Any] | None = None, *, status: int = 400) -> None:
         super().__init__(message)
         self.message = message
         self.extra = extra or {}
+        self.status = status
 
 
-def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Map any error a view raises to ``{"message", "extra"}`` with the right status; None = a 500."""
+def api_exception_handler(exc: Exception, context: dict[str, Any]):
+    """DRF exception handler: every error becomes `{"message": str, "extra": dict}`."""
+    from rest_framework import exceptions
+    from rest_framework.response import Response
+    from rest_framework.views import exception_handler
+
     if isinstance(exc, ApplicationError):
-        return Response({"message": exc.message, "extra": exc.extra}, status=400)
+        return Response({"message": exc.message, "extra": exc.extra}, status=exc.status)
     if isinstance(exc, DjangoValidationError):
-        exc = exceptions.ValidationError(detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
-
     response = exception_handler(exc, context)
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        body = {"message": "The request is not valid.", "extra": {"fields": response.data}}
+        response.data = {"message": _first_message(exc.detail), "extra": {"fields": exc.detail}}
     elif isinstance(exc, exceptions.Throttled):
-        body = {"message": str(exc.detail), "extra": {"wait_seconds": exc.wait}}
+        response.data = {"message": str(exc.detail), "extra": {"wait_seconds": exc.wait}}
     else:
-        body = {"message": str(getattr(exc, "detail", exc)), "extra": {}}
-    response.data = body
+        response.data = {"message": str(getattr(exc, "detail", exc)), "extra": {}}
     return response
+
+
+def _first_message(detail: Any) -> str:
+    """The first human-readable message in a DRF error detail, prefixed with its field name."""
+    if isinstance(detail, dict):
+        for field, value in detail.items():
+            inner = _first_message(value)
+            return inner if field == "non_field_errors" else f"{field}: {inner}"
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+# Request headers that could identify a respondent; error reports must not carry them.
+IDENTIFYING_META = ("REMOTE_ADDR", "REMOTE_HOST", "HTTP_USER_AGENT", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
+
+
+class AnonymousExceptionReporterFilter(SafeExceptionReporterFilter):
+    """Django's safe filter, minus client addresses and user agents (respondents must stay anonymous)."""
+
+    def get_safe_request_meta(self, request):
+        meta = super().get_safe_request_meta(request)
+        for key in IDENTIFYING_META:
+            meta.pop(key, None)
+        return meta

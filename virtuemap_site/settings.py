@@ -7,6 +7,7 @@ See `.env.example` for every variable.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import environ
@@ -103,6 +104,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 # --- REST API (Django REST framework, drf-spectacular, django-cors-headers) -----------------------------
+# One error shape for every API error: {"message": …, "extra": {…}} (virtuemap_site/errors.py).
 # Anonymous clients read; writing needs an authenticated staff user (token auth for API clients, the session
 # for the browsable API). POSTs from anonymous clients are throttled per (hashed) client address.
 REST_FRAMEWORK = {
@@ -150,6 +152,40 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+
+# --- Error reports ---------------------------------------------------------------------------------------
+# Error reports (500 pages in DEBUG, mails to ADMINS) leave out client addresses and user agents.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "virtuemap_site.errors.AnonymousExceptionReporterFilter"
+
+# --- Studies: consent, panels, the validation study -----------------------------------------------------
+# The panel ID is stored only as HMAC-SHA256 under this key. No default in production; in development a key is
+# derived from SECRET_KEY so `make run` works. Changing it lets a person who already took part take part again.
+if DEBUG:
+    STUDY_PANEL_HMAC_KEY = env.str(
+        "STUDY_PANEL_HMAC_KEY", default=hashlib.sha256(f"panel:{SECRET_KEY}".encode()).hexdigest()
+    )
+else:
+    STUDY_PANEL_HMAC_KEY = env.str("STUDY_PANEL_HMAC_KEY")
+STUDY_ITEMS_PER_RESPONDENT = env.int("STUDY_ITEMS_PER_RESPONDENT", default=10)
+STUDY_ATTENTION_CHECKS = env.int("STUDY_ATTENTION_CHECKS", default=1)
+STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", default=30)
+KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
+# A string so that 0.95 reaches the promotion rule as the exact fraction 19/20, not a binary float.
+KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
+# Completion codes shown (and sent to the panel) per outcome; the redirect URL gets the code in `{code}`.
+STUDY_COMPLETION_CODE_COMPLETED = env.str("STUDY_COMPLETION_CODE_COMPLETED", default="VM-COMPLETED")
+STUDY_COMPLETION_CODE_NO_CONSENT = env.str("STUDY_COMPLETION_CODE_NO_CONSENT", default="VM-NOCONSENT")
+STUDY_COMPLETION_CODE_FAILED_CHECKS = env.str("STUDY_COMPLETION_CODE_FAILED_CHECKS", default="VM-FAILEDCHECKS")
+STUDY_PANEL_REDIRECT_URL = env.str(
+    "STUDY_PANEL_REDIRECT_URL", default="https://app.prolific.com/submissions/complete?cc={code}"
+)
+for _name in ("STUDY_ITEMS_PER_RESPONDENT", "KEY_MIN_EVALUATIONS"):
+    if globals()[_name] < 1:
+        raise ValueError(f"{_name} must be at least 1")
+if STUDY_ATTENTION_CHECKS < 0:
+    raise ValueError("STUDY_ATTENTION_CHECKS must be 0 or more")
+if not 0 < float(KEY_MIN_CONFIRMATION) <= 1:
+    raise ValueError("KEY_MIN_CONFIRMATION must be in (0, 1]")
 
 # --- Logging --------------------------------------------------------------------------------------------
 # Request lines only: never client addresses or user agents (respondents must not be identifiable).

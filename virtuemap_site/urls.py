@@ -27,6 +27,7 @@ urlpatterns = [
     path("profile/results/", survey_views.profile_results, name="profile-results"),
     path("models/", llmruns_views.gallery, name="model-gallery"),
     path("admin/", admin.site.urls),
+    path("api/v1/study/", include("surveys.api_urls")),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.

@@ -4,17 +4,22 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from surveys.services import INSTRUMENT_FIXTURE, instrument_load_file
+from surveys.services import INSTRUMENT_FIXTURE, consent_text_install_defaults, instrument_load_file
 
 
 class Command(BaseCommand):
-    help = "Load the VirtueMap instrument and its published key. Safe to re-run: unchanged rows are not written."
+    help = (
+        "Load the VirtueMap instrument and its published key, and the first consent texts if there are none. "
+        "Safe to re-run: unchanged rows are not written."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--file", type=Path, default=INSTRUMENT_FIXTURE, help="Instrument JSON file.")
 
     def handle(self, *args, **options):
         report = instrument_load_file(path=options["file"])
+        for text in consent_text_install_defaults():
+            self.stdout.write(f"Installed {text}.")
         if not report.changed:
             self.stdout.write("Instrument already up to date: nothing changed.")
             return

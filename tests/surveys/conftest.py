@@ -1,0 +1,45 @@
+"""Helpers for validation-study tests: one open dilemma×virtue pair and respondents who evaluate it."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveys.models import KeyCandidate, Study
+from surveys.services import respondent_consent, validation_next_assignment, validation_open, validation_response_submit
+
+
+@pytest.fixture
+def study_settings(settings):
+    """No attention checks unless a test asks for them, so items are only the candidates under test."""
+    settings.STUDY_ATTENTION_CHECKS = 0
+    return settings
+
+
+@pytest.fixture
+def open_candidate(instrument, consent_texts, study_settings) -> KeyCandidate:
+    """Round 1 of D1×wisdom (proposed ordering CBDAE), the only open candidate."""
+    return validation_open(pairs=[("D1", "wisdom")])[0]
+
+
+@pytest.fixture
+def evaluate():
+    """`evaluate(candidate, confirmed=True, ordering=None)`: a new respondent is served the candidate and
+    answers it; returns the respondent."""
+
+    def answer(candidate: KeyCandidate, confirmed: bool = True, ordering=None):
+        respondent = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+        assignment = validation_next_assignment(respondent=respondent)
+        assert assignment.candidate_id == candidate.pk, "the candidate under test was not served"
+        validation_response_submit(
+            respondent=respondent, candidate_id=candidate.pk, confirmed=confirmed, ordering=ordering
+        )
+        return respondent
+
+    return answer
+
+
+def evaluate_many(evaluate, candidate: KeyCandidate, confirmations: int, corrections: list[str]) -> None:
+    for _ in range(confirmations):
+        evaluate(candidate)
+    for ordering in corrections:
+        evaluate(candidate, confirmed=False, ordering=list(ordering))

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import pytest
+
+from surveys.models import ConsentText, Respondent, Study
+from surveys.selectors import respondent_by_token
+from surveys.services import panel_id_hash, respondent_consent, respondent_demographics_set, respondent_withdraw
+from virtuemap_site.errors import ApplicationError
+
+pytestmark = pytest.mark.django_db
+
+
+def consent(**overrides):
+    arguments = {"study": Study.VALIDATION, "consent_version": "1", "accept": True} | overrides
+    return respondent_consent(**arguments)
+
+
+def test_consent_records_the_version_and_the_hash_of_the_text_read(consent_texts):
+    respondent = consent().respondent
+    text = ConsentText.objects.get(study=Study.VALIDATION, is_current=True)
+    assert (respondent.consent_version, respondent.consent_text_hash) == ("1", text.text_hash)
+    assert len(text.text_hash) == 64
+
+
+def test_declining_stores_nothing_and_offers_the_no_consent_code_to_panel_arrivals(consent_texts, settings):
+    with pytest.raises(ApplicationError) as error:
+        consent(accept=False, panel={"PROLIFIC_PID": "abc123"})
+    assert error.value.extra == {"completion_code": settings.STUDY_COMPLETION_CODE_NO_CONSENT}
+    assert not Respondent.objects.exists()
+
+
+def test_an_outdated_consent_version_is_refused(consent_texts):
+    with pytest.raises(ApplicationError, match="not the current one"):
+        consent(consent_version="0")
+    assert not Respondent.objects.exists()
+
+
+def test_a_panel_id_is_stored_only_as_its_keyed_hash(consent_texts):
+    respondent = consent(panel={"PROLIFIC_PID": "5f1e0c2a9b"}).respondent
+    assert respondent.panel == Respondent.Panel.PROLIFIC
+    assert respondent.panel_id_hash == panel_id_hash("5f1e0c2a9b") != "5f1e0c2a9b"
+    assert "5f1e0c2a9b" not in str(Respondent.objects.values().get())
+
+
+def test_an_unfinished_panel_respondent_who_returns_resumes_with_a_new_token(consent_texts):
+    first = consent(panel={"pid": "p-1"})
+    again = consent(panel={"pid": "p-1"})
+    assert again.resumed and again.respondent.pk == first.respondent.pk
+    assert respondent_by_token(token=first.token) is None
+    assert respondent_by_token(token=again.token) == first.respondent
+
+
+def test_a_panel_id_that_finished_cannot_take_the_study_twice(consent_texts):
+    respondent = consent(panel={"pid": "p-1"}).respondent
+    Respondent.objects.filter(pk=respondent.pk).update(completed_at="2026-01-01T00:00Z")
+    with pytest.raises(ApplicationError, match="already taken part") as error:
+        consent(panel={"pid": "p-1"})
+    assert error.value.status == 409
+
+
+def test_the_same_panel_id_may_take_both_studies(consent_texts):
+    consent(panel={"pid": "p-1"})
+    assert not consent(study=Study.PROFILING, panel={"pid": "p-1"}).resumed
+
+
+def test_a_malformed_panel_id_is_refused(consent_texts):
+    with pytest.raises(ApplicationError, match="PROLIFIC_PID must be"):
+        consent(panel={"PROLIFIC_PID": "name@example.org"})
+
+
+def test_demographics_accept_only_bands_and_may_be_skipped(respondent):
+    respondent_demographics_set(respondent=respondent, answers={"age_band": "25-34", "country": ""})
+    respondent.refresh_from_db()
+    assert (respondent.age_band, respondent.country, respondent.gender) == ("25-34", "", "")
+
+
+def test_a_demographic_answer_outside_its_bands_is_refused(respondent):
+    with pytest.raises(ApplicationError, match="not an answer to age_band"):
+        respondent_demographics_set(respondent=respondent, answers={"age_band": "31"})
+
+
+def test_withdrawal_deletes_the_respondent(respondent):
+    respondent_withdraw(respondent=respondent)
+    assert not Respondent.objects.exists()
