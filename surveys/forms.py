@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django import forms
 
 from scoring.rankings import OPTIONS, RankingError, ranking_from_positions, validate_ranking
+from surveys.models import Respondent
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,31 @@ class RankingForm(forms.Form):
             RankingItem(letter=letter, text=self.option_texts.get(letter, ""), field=self.position_field(letter))
             for letter in self.initial_ranking
         ]
+
+
+class ConsentForm(forms.Form):
+    """The explicit consent checkbox; panel IDs ride along as hidden fields until consent is given, so
+    nothing about the person is stored before it."""
+
+    agree = forms.BooleanField(required=False, label="I have read the information above and I agree to take part.")
+    PROLIFIC_PID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
+    pid = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
+
+    def panel(self) -> dict[str, str]:
+        return {name: self.cleaned_data[name] for name in ("PROLIFIC_PID", "pid") if self.cleaned_data.get(name)}
+
+
+def _band_field(label: str, choices) -> forms.ChoiceField:
+    return forms.ChoiceField(label=label, required=False, choices=[("", "Prefer not to say"), *choices], initial="")
+
+
+class DemographicsForm(forms.Form):
+    """Optional, coarse bands only; every question can be left at "Prefer not to say"."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["age_band"] = _band_field("Age", Respondent.AgeBand.choices)
+        self.fields["gender"] = _band_field("Gender", Respondent.Gender.choices)
+        self.fields["country"] = _band_field("Country you live in", Respondent.Country.choices)
+        self.fields["education"] = _band_field("Highest education", Respondent.Education.choices)
+        self.fields["native_language"] = _band_field("Native language", Respondent.NativeLanguage.choices)

@@ -205,3 +205,8 @@ def assignment_for_display(*, assignment_id: int) -> Assignment:
 
 def validation_responses_for_export() -> QuerySet[ValidationResponse]:
     return ValidationResponse.objects.select_related("respondent", "candidate").order_by("submitted_at", "pk")
+
+
+def study_is_open() -> bool:
+    """Whether the validation study has anything to serve."""
+    return KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists()

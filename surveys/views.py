@@ -2,18 +2,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_http_methods
 
 from llmruns import selectors as llmruns_selectors
 from scoring import OPTIONS, RankingError, validate_ranking
-from surveys import selectors, services
+from surveys import forms, selectors, services
 from surveys.charts import RadarSeries, radar_chart
 from surveys.forms import RankingForm
+from surveys.models import Assignment, Respondent, Study
+from virtuemap_site.errors import ApplicationError
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -26,8 +30,178 @@ def home(request: HttpRequest) -> HttpResponse:
             "dilemma_count": selectors.dilemma_list_with_options().count(),
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),
+            "study_open": selectors.study_is_open(),
         },
     )
+
+
+# --- The validation study ------------------------------------------------------------------------------------
+# Pages of the respondent journey. The session holds only the respondent's UUID, and only after consent.
+
+SESSION_KEY = "validation_respondent"
+PANEL_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
+
+
+def _session_respondent(request: HttpRequest) -> Respondent | None:
+    respondent_id = request.session.get(SESSION_KEY)
+    return selectors.respondent_by_id(respondent_id=respondent_id, study=Study.VALIDATION) if respondent_id else None
+
+
+def _panel_query(request: HttpRequest) -> str:
+    return urlencode({name: request.GET[name] for name in PANEL_PARAMS if request.GET.get(name)})
+
+
+def _no_respondent(request: HttpRequest) -> HttpResponse:
+    query = _panel_query(request)
+    return redirect(reverse("study-landing") + (f"?{query}" if query else ""))
+
+
+def study_landing(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "surveys/study/landing.html",
+        {
+            "respondent": _session_respondent(request),
+            "panel_query": _panel_query(request),
+            "study_open": selectors.study_is_open(),
+            "items": settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS,
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def study_consent(request: HttpRequest) -> HttpResponse:
+    text = selectors.consent_text_current(study=Study.VALIDATION)
+    if text is None:
+        return render(request, "surveys/study/complete.html", {"reason": "not_ready"})
+    initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
+    form = forms.ConsentForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        panel = form.panel()
+        if "decline" in request.POST:
+            # Nothing is stored: no respondent, no session.
+            code = services.completion_code_for(outcome="no_consent") if panel else None
+            return render(request, "surveys/study/declined.html", _completion_context(code, bool(panel)))
+        if not form.cleaned_data["agree"]:
+            form.add_error("agree", "Please tick the box to agree, or choose “I do not agree”.")
+        else:
+            try:
+                outcome = services.respondent_consent(
+                    study=Study.VALIDATION, consent_version=text.version, accept=True, panel=panel
+                )
+            except ApplicationError as error:
+                form.add_error(None, error.message)
+            else:
+                request.session.cycle_key()
+                request.session[SESSION_KEY] = str(outcome.respondent.pk)
+                return redirect("study-item" if outcome.resumed else "study-demographics")
+    return render(request, "surveys/study/consent.html", {"text": text, "form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def study_demographics(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if respondent is None:
+        return _no_respondent(request)
+    form = forms.DemographicsForm(request.POST or None)
+    if request.method == "POST":
+        if "skip" in request.POST:
+            return redirect("study-item")
+        if form.is_valid():
+            try:
+                services.respondent_demographics_set(respondent=respondent, answers=form.cleaned_data)
+            except ApplicationError as error:
+                form.add_error(None, error.message)
+            else:
+                return redirect("study-item")
+    return render(request, "surveys/study/demographics.html", {"form": form, "respondent": respondent})
+
+
+@require_http_methods(["GET", "POST"])
+def study_item(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if respondent is None:
+        return _no_respondent(request)
+    assignment = services.validation_next_assignment(respondent=respondent)
+    if assignment is None:
+        respondent.refresh_from_db()
+        if respondent.is_complete:
+            return redirect("study-thanks")
+        return render(request, "surveys/study/complete.html", {"respondent": respondent, "reason": "no_open"})
+    assignment = selectors.assignment_for_display(assignment_id=assignment.pk)
+    options = {option.letter: option.text for option in assignment.dilemma.options.all()}
+    form = RankingForm(
+        request.POST or None,
+        initial_ranking=list(assignment.displayed_order),
+        option_texts=options,
+        prefix="item",
+    )
+    if request.method == "POST":
+        if str(assignment.pk) != request.POST.get("assignment"):
+            # A stale tab or the back button: the answer belongs to an item already answered.
+            return redirect("study-item")
+        confirm = assignment.kind == Assignment.Kind.VALIDATION and request.POST.get("action") == "confirm"
+        if confirm or form.is_valid():
+            try:
+                if assignment.kind == Assignment.Kind.ATTENTION_CHECK:
+                    services.attention_check_submit(
+                        respondent=respondent, assignment_id=assignment.pk, ordering=list(form.cleaned_data["ranking"])
+                    )
+                else:
+                    services.validation_response_submit(
+                        respondent=respondent,
+                        candidate_id=assignment.candidate_id,
+                        confirmed=confirm,
+                        ordering=None if confirm else list(form.cleaned_data["ranking"]),
+                    )
+            except ApplicationError as error:
+                form.add_error(None, error.message)
+            else:
+                return redirect("study-item")
+    progress = selectors.respondent_progress(respondent=respondent)
+    return render(
+        request,
+        "surveys/study/item.html",
+        {
+            "respondent": respondent,
+            "assignment": assignment,
+            "options": sorted(options.items()),
+            "proposed": [(letter, options[letter]) for letter in assignment.displayed_order],
+            "form": form,
+            "progress": progress,
+            "position": progress["answered"] + 1,
+            "instruction": assignment.check_letter
+            and f"To show that you are reading carefully, please place response {assignment.check_letter} first.",
+        },
+    )
+
+
+def _completion_context(code: str | None, panel: bool) -> dict:
+    redirect_url = settings.STUDY_PANEL_REDIRECT_URL.format(code=code) if code and panel else None
+    return {"completion_code": code, "redirect_url": redirect_url}
+
+
+def study_thanks(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if respondent is None:
+        return _no_respondent(request)
+    if not respondent.is_complete:
+        return redirect("study-item")
+    code = services.respondent_outcome_code(respondent=respondent)
+    context = _completion_context(code, bool(respondent.panel))
+    return render(request, "surveys/study/thanks.html", {"respondent": respondent, **context})
+
+
+@require_http_methods(["GET", "POST"])
+def study_withdraw(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if request.method == "POST" and respondent is not None:
+        services.respondent_withdraw(respondent=respondent)
+        request.session.flush()
+        return render(request, "surveys/study/withdrawn.html")
+    if respondent is None:
+        return render(request, "surveys/study/withdrawn.html", {"nothing_stored": True})
+    return render(request, "surveys/study/withdraw.html", {"respondent": respondent})
 
 
 # --- The profiling questionnaire ------------------------------------------------------------------------

@@ -28,6 +28,7 @@ urlpatterns = [
     path("models/", llmruns_views.gallery, name="model-gallery"),
     path("admin/", admin.site.urls),
     path("api/v1/study/", include("surveys.api_urls")),
+    path("study/", include("surveys.urls")),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
