@@ -32,7 +32,9 @@ from surveys.models import (
     KeyCandidate,
     KeyDecision,
     Option,
+    ProfilingSubmission,
     Respondent,
+    Study,
     ValidationResponse,
     Virtue,
 )
@@ -887,3 +889,25 @@ def _ranking_errors(errors: list[tuple[str | None, str, str]]) -> ApplicationErr
         "; ".join(described),
         {"errors": [{"dilemma": d, "problem": problem, "message": m} for d, problem, m in errors]},
     )
+
+
+@transaction.atomic
+def profiling_submission_store(*, respondent: Respondent, rankings: Mapping[str, str | None]) -> ProfilingSubmission:
+    """Store (or replace) the profiling answers of a respondent who consented to research use.
+
+    ``rankings`` maps dilemma id → ranking letters ("CBADE") or None for a skipped dilemma. The scores and the
+    keys used are stored with them. Refuses (ApplicationError) a respondent of another study, since only
+    consent to the profiling study's text covers these answers, and rankings that `profile_score` refuses.
+    """
+    if respondent.study != Study.PROFILING:
+        raise ApplicationError("Only consent to the profiling questionnaire covers storing its answers.", status=403)
+    result = profile_score(rankings={d: (list(r) if r else None) for d, r in rankings.items()})
+    submission, _ = ProfilingSubmission.objects.update_or_create(
+        respondent=respondent,
+        defaults={
+            "rankings": {dilemma: (ranking or None) for dilemma, ranking in rankings.items()},
+            "scores": result.scores,
+            "keys_used": [key.id for key in result.keys],
+        },
+    )
+    return submission

@@ -275,9 +275,49 @@ def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
     }
 
 
+PROFILING_SESSION_KEY = "profiling_respondent"
+
+
+def _profiling_respondent(request: HttpRequest) -> Respondent | None:
+    """The respondent who consented to research use in this browser session, if any."""
+    respondent_id = request.session.get(PROFILING_SESSION_KEY)
+    if not respondent_id:
+        return None
+    return selectors.respondent_by_id(respondent_id=respondent_id, study=Study.PROFILING)
+
+
+@require_http_methods(["GET", "POST"])
 def profile_start(request: HttpRequest) -> HttpResponse:
+    """The questionnaire's first page: what it is, and the choice to consent to research use or not.
+
+    The consent is the validation study's flow with the profiling study's text: a versioned text, an explicit
+    box, `respondent_consent`; starting without consent stores nothing.
+    """
     dilemmas = list(selectors.dilemma_list_with_options().order_by("position"))
     answers = ProfileAnswers.load(request, [dilemma.id for dilemma in dilemmas])
+    respondent = _profiling_respondent(request)
+    text = selectors.consent_text_current(study=Study.PROFILING)
+    initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
+    form = forms.ConsentForm(request.POST or None, initial=initial)
+    if request.method == "POST" and dilemmas:
+        first = reverse("profile-dilemma", args=[dilemmas[0].id])
+        if "decline" in request.POST or text is None:
+            return redirect(first)
+        if form.is_valid() and not form.cleaned_data["agree"]:
+            form.add_error("agree", "Please tick the box to agree, or choose to start without storing anything.")
+        elif form.is_valid():
+            try:
+                outcome = services.respondent_consent(
+                    study=Study.PROFILING, consent_version=text.version, accept=True, panel=form.panel()
+                )
+            except ApplicationError as error:
+                form.add_error(None, error.message)
+            else:
+                request.session.cycle_key()
+                request.session[PROFILING_SESSION_KEY] = str(outcome.respondent.pk)
+                if answers.rankings:
+                    services.profiling_submission_store(respondent=outcome.respondent, rankings=answers.rankings)
+                return redirect(first)
     unseen = [dilemma for dilemma in dilemmas if dilemma.id not in answers.rankings]
     return render(
         request,
@@ -288,8 +328,26 @@ def profile_start(request: HttpRequest) -> HttpResponse:
             "resume": unseen[0] if unseen and answers.rankings else None,
             "progress": _progress(answers, len(dilemmas)),
             "has_answers": bool(answers.rankings),
+            "respondent": respondent,
+            "text": text,
+            "form": form,
         },
+        status=400 if request.method == "POST" else 200,
     )
+
+
+@require_http_methods(["GET", "POST"])
+def profile_withdraw(request: HttpRequest) -> HttpResponse:
+    """Delete the consenting respondent and their stored answers, and forget the answers in the browser."""
+    respondent = _profiling_respondent(request)
+    if request.method == "POST":
+        if respondent is not None:
+            services.respondent_withdraw(respondent=respondent)
+        request.session.pop(PROFILING_SESSION_KEY, None)
+        response = render(request, "surveys/profile_withdrawn.html", {"had_data": respondent is not None})
+        response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
+        return response
+    return render(request, "surveys/profile_withdraw.html", {"respondent": respondent})
 
 
 def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
@@ -300,6 +358,7 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
     index = ids.index(dilemma_id)
     dilemma = dilemmas[index]
     answers = ProfileAnswers.load(request, ids)
+    respondent = _profiling_respondent(request)
     texts = {option.letter: option.text for option in dilemma.options.all()}
     saved = answers.rankings.get(dilemma_id)
     initial = list(saved) if saved else list(OPTIONS)
@@ -314,6 +373,8 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
         else:
             action = "invalid"
         if action != "invalid":
+            if respondent is not None:
+                services.profiling_submission_store(respondent=respondent, rankings=answers.rankings)
             response = redirect(next_url)
             answers.save(response)
             return response
@@ -332,6 +393,7 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
             "back_url": back_url,
             "is_last": index + 1 == len(ids),
             "has_answers": bool(answers.answered),
+            "respondent": respondent,
         },
         status=400 if request.method == "POST" else 200,
     )
@@ -339,7 +401,8 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
 
 def profile_results(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        # "Start again": forget every answer.
+        # "Start again": forget every answer in the browser. Answers stored with consent stay until withdrawn.
+        request.session.pop(PROFILING_SESSION_KEY, None)
         response = redirect("profile-start")
         response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
         return response
@@ -374,5 +437,6 @@ def profile_results(request: HttpRequest) -> HttpResponse:
             "best": best,
             "progress": _progress(answers, len(context.dilemmas)),
             "first": next(iter(dilemmas.values()), None),
+            "respondent": _profiling_respondent(request),
         },
     )

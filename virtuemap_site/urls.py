@@ -25,6 +25,7 @@ urlpatterns = [
     path("profile/", survey_views.profile_start, name="profile-start"),
     path("profile/dilemmas/<str:dilemma_id>/", survey_views.profile_dilemma, name="profile-dilemma"),
     path("profile/results/", survey_views.profile_results, name="profile-results"),
+    path("profile/withdraw/", survey_views.profile_withdraw, name="profile-withdraw"),
     path("models/", llmruns_views.gallery, name="model-gallery"),
     path("admin/", admin.site.urls),
     path("api/v1/study/", include("surveys.api_urls")),
