@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView
@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from llmruns import selectors
 from llmruns.models import ModelProfile
-from virtuemap_site.api import ConditionalGetMixin, ErrorSerializer
+from virtuemap_site.api import ConditionalGetMixin, error_responses
 
 
 @extend_schema_serializer(component_name="Stats")
@@ -70,7 +70,7 @@ class ModelListApi(ConditionalGetMixin, ListAPIView):
         operation_id="model_list",
         responses={
             200: ModelProfileOutputSerializer(many=True),
-            404: OpenApiResponse(ErrorSerializer, description="No such page."),
+            **error_responses(401, 404),
         },
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -89,7 +89,7 @@ class ModelDetailApi(ConditionalGetMixin, APIView):
         operation_id="model_detail",
         responses={
             200: ModelProfileOutputSerializer,
-            404: OpenApiResponse(ErrorSerializer, description="No published profile for this slug."),
+            **error_responses(401, 404, e404="No published profile for this slug."),
         },
     )
     def get(self, request: Request, slug: str) -> Response:

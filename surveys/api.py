@@ -29,7 +29,7 @@ from rest_framework.views import APIView
 from scoring import OPTIONS
 from surveys import selectors, services
 from surveys.models import Assignment, Respondent, Study
-from virtuemap_site.api import ConditionalGetMixin, ErrorSerializer
+from virtuemap_site.api import ConditionalGetMixin, ErrorSerializer, error_responses
 from virtuemap_site.errors import ApplicationError
 
 STUDY = Study.VALIDATION
@@ -332,8 +332,6 @@ class RespondentApi(RespondentApiView):
 
 # --- Instrument, keys and profile scoring (/api/v1/) ---------------------------------------------------
 
-NOT_FOUND = OpenApiResponse(ErrorSerializer, description="No such page (or object).")
-
 
 class VirtueListApi(ConditionalGetMixin, ListAPIView):
     """The five virtues of the instrument, in instrument order."""
@@ -351,7 +349,9 @@ class VirtueListApi(ConditionalGetMixin, ListAPIView):
     def get_queryset(self):
         return selectors.virtue_list()
 
-    @extend_schema(operation_id="virtue_list", responses={200: OutputSerializer(many=True), 404: NOT_FOUND})
+    @extend_schema(
+        operation_id="virtue_list", responses={200: OutputSerializer(many=True), **error_responses(401, 404)}
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -376,7 +376,9 @@ class DilemmaListApi(ConditionalGetMixin, ListAPIView):
     def get_queryset(self):
         return selectors.dilemma_list_with_options().order_by("position")
 
-    @extend_schema(operation_id="dilemma_list", responses={200: OutputSerializer(many=True), 404: NOT_FOUND})
+    @extend_schema(
+        operation_id="dilemma_list", responses={200: OutputSerializer(many=True), **error_responses(401, 404)}
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -418,7 +420,7 @@ class KeyListApi(ConditionalGetMixin, ListAPIView):
     @extend_schema(
         operation_id="key_list",
         parameters=[FilterSerializer],
-        responses={200: OutputSerializer(many=True), 404: NOT_FOUND},
+        responses={200: OutputSerializer(many=True), **error_responses(400, 401, 404)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -487,8 +489,7 @@ class ProfileScoreApi(APIView):
         request=InputSerializer,
         responses={
             200: OutputSerializer,
-            400: OpenApiResponse(ErrorSerializer, description=SCORE_ERROR_DESCRIPTION),
-            429: OpenApiResponse(ErrorSerializer, description="Too many requests from this client; retry later."),
+            **error_responses(400, 429, e400=SCORE_ERROR_DESCRIPTION),
         },
         examples=[
             OpenApiExample(

@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, quote_etag
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
 from rest_framework import pagination, permissions, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -39,7 +39,8 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
         return super().allow_request(request, view)
 
     def get_ident(self, request: Request) -> str:
-        address = super().get_ident(request)
+        # No REMOTE_ADDR (some WSGI callers) is one anonymous client, not an error.
+        address = super().get_ident(request) or ""
         return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
 
 
@@ -54,6 +55,43 @@ class ErrorSerializer(serializers.Serializer):
 
     message = serializers.CharField()
     extra = serializers.DictField()
+
+
+def error_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiResponse]:
+    """Schema entries for the error statuses an operation can answer, all in the one error shape."""
+    defaults = {
+        400: "The query is not valid.",
+        401: "The Authorization token is not valid (leave it out to read anonymously).",
+        404: "No such page.",
+        429: "Too many requests from this client; retry later (`extra.wait_seconds`).",
+    }
+    return {
+        status: OpenApiResponse(ErrorSerializer, description=descriptions.get(f"e{status}", defaults[status]))
+        for status in statuses
+    }
+
+
+COMMON_ERRORS = {
+    "406": "The Accept header asks for a format the API does not offer (it speaks JSON).",
+    "415": "The body is not JSON (send Content-Type: application/json).",
+}
+
+
+def document_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: add the errors any operation can answer to every operation.
+
+    DRF answers 406 to an unsatisfiable Accept header on any operation and 415 to a body it cannot parse on any
+    operation that takes one; both come in the one error shape, so the schema says so once for all.
+    """
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            statuses = ["406", "415"] if "requestBody" in operation else ["406"]
+            for status in statuses:
+                operation["responses"].setdefault(status, {"description": COMMON_ERRORS[status], "content": error})
+    return result
 
 
 class ConditionalGetMixin:

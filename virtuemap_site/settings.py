@@ -115,6 +115,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["virtuemap_site.api.ReadOnlyOrStaff"],
     "DEFAULT_THROTTLE_CLASSES": ["virtuemap_site.api.AnonymousPostThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon_post": env.str("API_ANON_POST_RATE", default="120/minute")},
+    # Proxies in front of the site: 0 = the client is REMOTE_ADDR and X-Forwarded-For (client-controlled) is ignored.
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
     "DEFAULT_PAGINATION_CLASS": "virtuemap_site.api.PageNumberPagination",
     "PAGE_SIZE": env.int("API_PAGE_SIZE", default=50),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -135,6 +137,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"OptionLetter": "scoring.rankings.OPTIONS"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "virtuemap_site.api.document_common_errors",
+    ],
 }
 # CORS only for the read endpoints: browsers on the listed origins may GET, never POST.
 CORS_URLS_REGEX = r"^/api/.*$"

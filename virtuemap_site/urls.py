@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from llmruns import api as llmruns_api
@@ -9,14 +9,30 @@ from llmruns import views as llmruns_views
 from surveys import api as survey_api
 from surveys import views as survey_views
 
+
+class ModelSlugConverter:
+    """Any non-empty text, slashes and line breaks included (`path` stops at a line break, which would turn a
+    strange slug into the HTML 404 page instead of the API's JSON one)."""
+
+    regex = r"[\s\S]+"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(ModelSlugConverter, "model_slug")
+
 # The public REST API, version 1 (see README "REST API").
 api_v1 = [
     path("virtues/", survey_api.VirtueListApi.as_view(), name="api-virtue-list"),
     path("dilemmas/", survey_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
     path("keys/", survey_api.KeyListApi.as_view(), name="api-key-list"),
     path("models/", llmruns_api.ModelListApi.as_view(), name="api-model-list"),
-    # `path`, not `str`: model slugs contain a slash (openai/gpt-5).
-    path("models/<path:slug>/", llmruns_api.ModelDetailApi.as_view(), name="api-model-detail"),
+    # Model slugs contain a slash (openai/gpt-5).
+    path("models/<model_slug:slug>/", llmruns_api.ModelDetailApi.as_view(), name="api-model-detail"),
     path("profiles/score/", survey_api.ProfileScoreApi.as_view(), name="api-profile-score"),
 ]
 
