@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -31,6 +33,12 @@ def api_data(db, instrument, published_models, monkeypatch):
 
     # Generated requests come fast from one address; the throttle is tested on its own.
     monkeypatch.setattr(AnonymousPostThrottle, "THROTTLE_RATES", {"anon_post": "1000000/minute"})
+    # As Django's test client does: a request must not close the connection that holds the test's transaction.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @schema.parametrize()
