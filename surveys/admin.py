@@ -1,8 +1,29 @@
 from __future__ import annotations
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.options import ActionLocation
+from django.db.models import Count
+from django.http import HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import path
+from django.utils.html import format_html, format_html_join
 
-from surveys.models import ConsentText, Dilemma, Instrument, KeyCandidate, Option, ProfilingSubmission, Virtue
+from scoring.promotion import wilson_interval
+from surveys import exports, selectors, services
+from surveys.models import (
+    ConsentText,
+    Dilemma,
+    Instrument,
+    KeyCandidate,
+    KeyDecision,
+    Option,
+    ProfilingSubmission,
+    Respondent,
+    Virtue,
+)
+from virtuemap_site.errors import ApplicationError
 
 
 @admin.register(Instrument)
@@ -28,6 +49,42 @@ class DilemmaAdmin(admin.ModelAdmin):
     inlines = [OptionInline]
 
 
+class DecisionReasonForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), help_text="Required: recorded in the audit trail with your name."
+    )
+
+
+class KeyDecisionInline(admin.TabularInline):
+    """The candidate's audit trail, read-only: who or what decided, when, why, and on what evidence."""
+
+    model = KeyDecision
+    fk_name = "candidate"
+    extra = 0
+    can_delete = False
+    fields = [
+        "created_at",
+        "action",
+        "automatic",
+        "decided_by_username",
+        "reason",
+        "n_evaluations",
+        "n_confirmations",
+        "confirmation_rate",
+        "wilson_low",
+        "wilson_high",
+        "agreement_tau",
+        "related_candidate",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(KeyCandidate)
 class KeyCandidateAdmin(admin.ModelAdmin):
     list_display = [
@@ -40,16 +97,217 @@ class KeyCandidateAdmin(admin.ModelAdmin):
         "n_evaluations",
         "n_confirmations",
         "confirmation_rate_display",
+        "wilson_display",
         "decided_at",
     ]
     list_filter = ["status", "provenance", "dilemma", "virtue"]
     list_select_related = ["dilemma", "virtue"]
-    readonly_fields = ["n_evaluations", "n_confirmations", "created_at", "updated_at", "decided_at"]
+    fields = [
+        "dilemma",
+        "virtue",
+        "round",
+        "ordering",
+        "status",
+        "provenance",
+        "n_evaluations",
+        "n_confirmations",
+        "confirmation_rate_display",
+        "wilson_display",
+        "top_corrections",
+        "rank_table",
+        "created_at",
+        "updated_at",
+        "decided_at",
+    ]
+    readonly_fields = fields
+    inlines = [KeyDecisionInline]
+    actions = ["promote", "reject", "reopen"]
+    change_list_template = "admin/surveys/keycandidate/change_list.html"
+
+    def has_add_permission(self, request):
+        # Candidates come from the instrument, `open_validation` and the promotion rule only.
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
     @admin.display(description="q")
     def confirmation_rate_display(self, candidate: KeyCandidate) -> str:
         rate = candidate.confirmation_rate
         return "—" if rate is None else f"{rate:.3f}"
+
+    @admin.display(description="Wilson 95%")
+    def wilson_display(self, candidate: KeyCandidate) -> str:
+        interval = wilson_interval(candidate.n_confirmations, candidate.n_evaluations)
+        return "—" if interval is None else f"{interval[0]:.3f}–{interval[1]:.3f}"
+
+    @admin.display(description="Most frequent corrections")
+    def top_corrections(self, candidate: KeyCandidate) -> str:
+        rows = selectors.key_candidate_top_corrections(candidate=candidate)
+        if not rows:
+            return "No corrections."
+        return format_html(
+            "<table><thead><tr><th>Correction</th><th>Count</th></tr></thead><tbody>{}</tbody></table>",
+            format_html_join("", "<tr><td><code>{}</code></td><td>{}</td></tr>", rows),
+        )
+
+    @admin.display(description="Ranks given to each option (counted responses)")
+    def rank_table(self, candidate: KeyCandidate) -> str:
+        table = selectors.key_candidate_rank_table(candidate=candidate)
+        header = format_html_join("", "<th>rank {}</th>", ((rank,) for rank in range(1, 6)))
+        body = format_html_join(
+            "",
+            "<tr><th>{}</th>{}</tr>",
+            (
+                (option, format_html_join("", "<td>{}</td>", ((count,) for count in counts)))
+                for option, counts in table.items()
+            ),
+        )
+        return format_html("<table><thead><tr><th>option</th>{}</tr></thead><tbody>{}</tbody></table>", header, body)
+
+    def _decide(self, request, queryset, service, verb: str):
+        """An action with an intermediate page asking for the reason; the service records it."""
+        form = DecisionReasonForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            done = 0
+            for candidate in queryset:
+                try:
+                    service(candidate=candidate, user=request.user, reason=form.cleaned_data["reason"])
+                    done += 1
+                except ApplicationError as error:
+                    self.message_user(request, f"{candidate}: {error.message}", messages.ERROR)
+            if done:
+                self.message_user(request, f"{verb.capitalize()}: {done} candidate(s).", messages.SUCCESS)
+            return None
+        return TemplateResponse(
+            request,
+            "admin/surveys/keycandidate/decide.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"{verb.capitalize()} key candidates",
+                "verb": verb,
+                "form": form,
+                "candidates": queryset,
+                "action": request.POST.get("action"),
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "opts": self.model._meta,
+            },
+        )
+
+    @admin.action(description="Promote (retain) selected candidates…")
+    def promote(self, request, queryset):
+        return self._decide(request, queryset, services.key_candidate_promote, "promote")
+
+    @admin.action(description="Reject selected candidates…")
+    def reject(self, request, queryset):
+        return self._decide(request, queryset, services.key_candidate_reject, "reject")
+
+    @admin.action(description="Reopen selected candidates as a new round…")
+    def reopen(self, request, queryset):
+        return self._decide(request, queryset, services.key_candidate_reopen, "reopen")
+
+    def get_urls(self):
+        exports = [
+            ("export/responses.csv", self.export_responses, "surveys_export_responses"),
+            ("export/responses-codebook.md", self.export_responses_codebook, "surveys_export_responses_codebook"),
+            ("export/keys.csv", self.export_keys, "surveys_export_keys"),
+            ("export/keys-codebook.md", self.export_keys_codebook, "surveys_export_keys_codebook"),
+        ]
+        return [
+            path(route, self.admin_site.admin_view(view), name=name) for route, view, name in exports
+        ] + super().get_urls()
+
+    def _download(self, content: str, filename: str, content_type: str) -> HttpResponse:
+        response = HttpResponse(content, content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+    def export_responses(self, request):
+        return self._download(exports.responses_csv(), "validation-responses.csv", "text/csv; charset=utf-8")
+
+    def export_responses_codebook(self, request):
+        text = exports.codebook_text("Validation responses (validation-responses.csv)", exports.RESPONSES_CODEBOOK)
+        return self._download(text, "validation-responses-codebook.md", "text/markdown; charset=utf-8")
+
+    def export_keys(self, request):
+        return self._download(exports.key_statistics_csv(), "key-statistics.csv", "text/csv; charset=utf-8")
+
+    def export_keys_codebook(self, request):
+        text = exports.codebook_text("Key statistics (key-statistics.csv)", exports.KEYS_CODEBOOK)
+        return self._download(text, "key-statistics-codebook.md", "text/markdown; charset=utf-8")
+
+
+@admin.register(KeyDecision)
+class KeyDecisionAdmin(admin.ModelAdmin):
+    """The audit trail, read-only for everyone."""
+
+    list_display = ["created_at", "candidate", "action", "automatic", "decided_by_username", "reason"]
+    list_filter = ["action", "automatic"]
+    list_select_related = ["candidate"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Respondent)
+class RespondentAdmin(admin.ModelAdmin):
+    """Respondents without personal data (there is none to show); deleting one withdraws them properly."""
+
+    list_display = [
+        "id",
+        "study",
+        "consent_version",
+        "consented_at",
+        "panel",
+        "age_band",
+        "gender",
+        "country",
+        "education",
+        "native_language",
+        "flagged",
+        "attention_checks_failed",
+        "completed_at",
+        "response_count",
+    ]
+    list_filter = ["study", "flagged", "panel", "consent_version"]
+    exclude = ["panel_id_hash", "token_hash"]
+    actions = ["withdraw"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(n_responses=Count("validation_responses"))
+
+    @admin.display(description="responses", ordering="n_responses")
+    def response_count(self, respondent: Respondent) -> int:
+        return respondent.n_responses
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location=action_location)
+        # The built-in bulk delete would skip the counter recount; the withdraw action does it.
+        actions.pop("delete_selected", None)
+        return actions
+
+    def delete_model(self, request, obj):
+        services.respondent_withdraw(respondent=obj)
+
+    @admin.action(description="Delete selected respondents and all their answers", permissions=["delete"])
+    def withdraw(self, request, queryset):
+        count = 0
+        for respondent in queryset:
+            services.respondent_withdraw(respondent=respondent)
+            count += 1
+        self.message_user(request, f"Deleted {count} respondent(s) and their answers; counters recomputed.")
 
 
 @admin.register(ConsentText)

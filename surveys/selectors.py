@@ -210,3 +210,7 @@ def validation_responses_for_export() -> QuerySet[ValidationResponse]:
 def study_is_open() -> bool:
     """Whether the validation study has anything to serve."""
     return KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists()
+
+
+def key_candidates_for_export() -> QuerySet[KeyCandidate]:
+    return KeyCandidate.objects.order_by("dilemma__position", "virtue__position", "round")

@@ -74,6 +74,10 @@ def study_consent(request: HttpRequest) -> HttpResponse:
     text = selectors.consent_text_current(study=Study.VALIDATION)
     if text is None:
         return render(request, "surveys/study/complete.html", {"reason": "not_ready"})
+    current = _session_respondent(request)
+    if current is not None and not current.is_complete:
+        # This browser already consented: carry on rather than start a second respondent.
+        return redirect("study-item")
     initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
     form = forms.ConsentForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():

@@ -142,6 +142,11 @@ def test_a_returning_unfinished_panel_respondent_resumes(client, open_candidate)
     assert response.url == "/study/item/" and Respondent.objects.count() == 1
 
 
+def test_a_browser_that_already_consented_continues_instead_of_consenting_again(consented):
+    assert consented.get("/study/consent/").url == "/study/item/"
+    assert Respondent.objects.count() == 1
+
+
 def test_the_home_page_invites_people_to_the_study_while_it_is_open(client, open_candidate):
     assert 'href="/study/"' in client.get("/").content.decode()
 

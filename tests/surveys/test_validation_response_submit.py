@@ -6,6 +6,7 @@ from surveys.models import Assignment, KeyCandidate, KeyDecision, ValidationResp
 from surveys.selectors import key_count_drift
 from surveys.services import (
     attention_check_submit,
+    respondent_outcome_code,
     respondent_withdraw,
     validation_next_assignment,
     validation_open,
@@ -128,19 +129,10 @@ def test_a_response_after_the_decision_is_kept_but_not_counted(open_candidate, e
     assert counts(open_candidate) == (3, 3, "retained")
 
 
-def test_a_failed_attention_check_flags_the_respondent_and_removes_their_counts(open_candidate, evaluate, settings):
+def test_a_failed_attention_check_flags_the_respondent_and_removes_their_counts(open_candidate, evaluate):
     respondent = evaluate(open_candidate, confirmed=False, ordering=list("ABCDE"))
     evaluate(open_candidate)
-    check = Assignment.objects.create(
-        respondent=respondent,
-        kind="attention_check",
-        position=2,
-        dilemma_id="D2",
-        displayed_order="ABCDE",
-        check_letter="C",
-        served_at=open_candidate.created_at,
-        expires_at=open_candidate.created_at,
-    )
+    check = make_check(respondent, position=2)
     attention_check_submit(respondent=respondent, assignment_id=check.pk, ordering=list("ABCDE"))
     respondent.refresh_from_db()
     assert respondent.flagged and respondent.validation_responses.count() == 1
@@ -166,3 +158,40 @@ def test_opening_all_pairs_then_deciding_one_keeps_one_open_round_per_pair(instr
     evaluate_many(evaluate, open_candidate, 0, ["ABCDE"] * 6)
     validation_open()
     assert KeyCandidate.objects.filter(status="open").count() == 35
+
+
+def make_check(respondent, position: int) -> Assignment:
+    now = respondent.consented_at
+    return Assignment.objects.create(
+        respondent=respondent,
+        kind="attention_check",
+        position=position,
+        dilemma_id="D2",
+        displayed_order="ABCDE",
+        check_letter="C",
+        served_at=now,
+        expires_at=now,
+    )
+
+
+def test_a_passed_attention_check_does_not_flag(respondent, instrument):
+    check = attention_check_submit(
+        respondent=respondent, assignment_id=make_check(respondent, 1).pk, ordering=list("CABDE")
+    )
+    respondent.refresh_from_db()
+    assert check.check_passed and not respondent.flagged
+
+
+def test_one_failed_check_still_earns_the_completed_code(respondent, instrument, settings):
+    attention_check_submit(respondent=respondent, assignment_id=make_check(respondent, 1).pk, ordering=list("ABCDE"))
+    respondent.refresh_from_db()
+    assert respondent.flagged and respondent_outcome_code(respondent=respondent) == "VM-COMPLETED"
+
+
+def test_two_failed_checks_earn_the_failed_checks_code(respondent, instrument):
+    for position in (1, 2):
+        attention_check_submit(
+            respondent=respondent, assignment_id=make_check(respondent, position).pk, ordering=list("ABCDE")
+        )
+    respondent.refresh_from_db()
+    assert respondent_outcome_code(respondent=respondent) == "VM-FAILEDCHECKS"

@@ -1,0 +1,190 @@
+"""Benchmark: a whole validation study simulated through the assignment and promotion services.
+
+Simulated respondents (a pool of `--concurrent` active at a time, answering in random interleaving so that
+items are in flight) consent, are served items by `validation_next_assignment` and answer through
+`validation_response_submit`, until every candidate is decided. Each dilemma×virtue pair has a "true"
+ordering: for most pairs it is the proposed one and a respondent confirms it with a probability drawn from
+0.975–0.995; for a few it differs by one swap, and the proposed ordering is confirmed with probability 0.85.
+A respondent who does not confirm submits the true ordering (70 %) or a random adjacent swap of what they
+see, so a rejected round's Kemeny consensus usually finds the true ordering for the next round.
+
+Reported:
+- evaluations used (stored responses) and the overshoot over the minimum: for each decided candidate the N at
+  which it was decided (101 when retained with the defaults, the early-rejection point when rejected);
+  target ≤ 2 %;
+- submissions per second through the services (serving the next item plus submitting), against a baseline
+  that inserts the same response rows one by one without assignment and promotion, in the same run
+  (median of `--repeats`); the ratio is printed.
+
+It runs on a throwaway database `bench_<NAME>` created and migrated next to the one in DATABASE_URL
+(PostgreSQL, as in production; SQLite works but says so) and drops it afterwards.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/virtuemap .venv/bin/python benchmarks/validation.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "virtuemap_site.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+
+from surveys.models import KeyCandidate, Study, ValidationResponse  # noqa: E402
+from surveys.selectors import key_count_drift  # noqa: E402
+from surveys.services import (  # noqa: E402
+    consent_text_install_defaults,
+    instrument_load_file,
+    respondent_consent,
+    validation_next_assignment,
+    validation_open,
+    validation_response_submit,
+)
+
+OVERSHOOT_TARGET = 0.02
+
+
+def adjacent_swap(ordering: str, rng: random.Random) -> str:
+    i = rng.randrange(len(ordering) - 1)
+    return ordering[:i] + ordering[i + 1] + ordering[i] + ordering[i + 2 :]
+
+
+class Population:
+    """The simulated respondents' judgement of each dilemma×virtue pair."""
+
+    def __init__(self, candidates: list[KeyCandidate], poor: int, rng: random.Random) -> None:
+        pairs = [(c.dilemma_id, c.virtue_id) for c in candidates]
+        poor_pairs = set(rng.sample(pairs, poor))
+        self.true = {}
+        self.p_confirm_true = {}
+        for candidate in candidates:
+            pair = (candidate.dilemma_id, candidate.virtue_id)
+            self.true[pair] = adjacent_swap(candidate.ordering, rng) if pair in poor_pairs else candidate.ordering
+            self.p_confirm_true[pair] = rng.uniform(0.975, 0.995)
+        self.rng = rng
+
+    def answer(self, candidate: KeyCandidate) -> tuple[bool, list[str] | None]:
+        pair = (candidate.dilemma_id, candidate.virtue_id)
+        p = self.p_confirm_true[pair] if candidate.ordering == self.true[pair] else 0.85
+        if self.rng.random() < p:
+            return True, None
+        if candidate.ordering != self.true[pair] and self.rng.random() < 0.7:
+            return False, list(self.true[pair])
+        return False, list(adjacent_swap(candidate.ordering, self.rng))
+
+
+def simulate(args: argparse.Namespace) -> dict:
+    rng = random.Random(args.seed)
+    instrument_load_file()
+    consent_text_install_defaults()
+    population = Population(validation_open(), args.poor, rng)
+    active: list[list] = []
+    submissions, respondents, elapsed, submitting = 0, 0, 0.0, 0.0
+    while KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists():
+        while len(active) < args.concurrent:
+            respondent = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+            respondents += 1
+            started = time.perf_counter()
+            assignment = validation_next_assignment(respondent=respondent, rng=rng)
+            elapsed += time.perf_counter() - started
+            if assignment is None:
+                break
+            active.append([respondent, assignment])
+        if not active:
+            break
+        slot = rng.randrange(len(active))
+        respondent, assignment = active[slot]
+        confirmed, ordering = population.answer(assignment.candidate)
+        started = time.perf_counter()
+        validation_response_submit(
+            respondent=respondent, candidate_id=assignment.candidate_id, confirmed=confirmed, ordering=ordering
+        )
+        submitting += time.perf_counter() - started
+        following = validation_next_assignment(respondent=respondent, rng=rng)
+        elapsed += time.perf_counter() - started
+        submissions += 1
+        if following is None:
+            active.pop(slot)
+        else:
+            active[slot][1] = following
+        if respondents > args.max_respondents:
+            raise SystemExit(f"gave up after {args.max_respondents} respondents with candidates still open")
+    return {"submissions": submissions, "respondents": respondents, "seconds": elapsed, "submitting": submitting}
+
+
+def baseline_seconds(repeats: int) -> tuple[float, int]:
+    """Re-insert the stored response rows one by one (one transaction each, like a request), timed."""
+    rows = list(ValidationResponse.objects.values())
+    for row in rows:
+        row.pop("id")
+    timings = []
+    for _ in range(repeats):
+        ValidationResponse.objects.all().delete()
+        started = time.perf_counter()
+        for row in rows:
+            with transaction.atomic():
+                ValidationResponse.objects.create(**row)
+        timings.append(time.perf_counter() - started)
+    return statistics.median(timings), len(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrent", type=int, default=20, help="respondents active at a time")
+    parser.add_argument("--poor", type=int, default=4, help="pairs whose proposed ordering is confirmed ~85 %%")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--max-respondents", type=int, default=5000)
+    args = parser.parse_args(argv)
+    settings.STUDY_ATTENTION_CHECKS = 0
+
+    if connection.vendor != "postgresql":
+        print(f"note: running on {connection.vendor}; the figures in the README are from PostgreSQL")
+    database = settings.DATABASES["default"]
+    database.setdefault("TEST", {})["NAME"] = f"bench_{Path(str(database['NAME'])).stem}"
+    original = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    try:
+        run = simulate(args)
+        decided = KeyCandidate.objects.filter(round__gte=1).exclude(status=KeyCandidate.Status.OPEN)
+        minimum = sum(decided.values_list("n_evaluations", flat=True))
+        used = ValidationResponse.objects.count()
+        overshoot = (used - minimum) / minimum
+        statuses = {s: decided.filter(status=s).count() for s in ("retained", "rejected", "superseded")}
+        drift = key_count_drift()
+        base_seconds, base_rows = baseline_seconds(args.repeats)
+    finally:
+        connection.creation.destroy_test_db(original, verbosity=0)
+
+    service_rate = run["submissions"] / run["seconds"]
+    base_rate = base_rows / base_seconds
+    print(f"database: {connection.vendor}; {args.concurrent} respondents in flight; seed {args.seed}")
+    print(
+        f"respondents: {run['respondents']}; candidates decided: {sum(statuses.values())} "
+        f"({statuses['retained'] + statuses['superseded']} retained, {statuses['rejected']} rejected and "
+        "followed by a consensus round)"
+    )
+    print(f"evaluations used: {used}; minimum: {minimum}; overshoot: {overshoot:.2%} (target ≤ {OVERSHOOT_TARGET:.0%})")
+    print(f"services (next item + submit + promotion): {service_rate:,.0f} submissions/s")
+    print(f"  of which submit + promotion alone: {run['submissions'] / run['submitting']:,.0f} submissions/s")
+    print(f"baseline (bare insert of the same {base_rows} rows): {base_rate:,.0f} rows/s")
+    print(f"ratio baseline/services: {base_rate / service_rate:.1f}× (the cost of assignment and promotion)")
+    print(f"counter drift: {len(drift)} candidates")
+    return 0 if overshoot <= OVERSHOOT_TARGET and not drift else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
