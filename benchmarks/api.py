@@ -2,9 +2,11 @@
 
 Prepares a PostgreSQL database (created if missing; migrated; instrument and reference model profiles loaded),
 starts gunicorn with 2 sync workers on 127.0.0.1 (settings `benchmarks.settings`, which add the bare view
-`/bench/bare/` that returns a constant), and loads each endpoint with wrk for the same duration, connections
-and request body (a full seven-dilemma questionnaire), one after the other in the same run. Reports requests
-per second, p50 and p99 latency, errors (non-2xx responses and socket errors) and the ratio score/bare.
+`/bench/bare/` that returns a constant, and a DRF view returning the same constant as a diagnostic), and loads
+each endpoint with wrk with the same connections and request body (a full seven-dilemma questionnaire) for the
+same total time, in alternating rounds so that load from other processes on a shared machine falls on all
+alike. Reports requests per second (all requests over all rounds), p50 (median over rounds) and p99 (worst
+round) latency, errors (non-2xx responses and socket errors) and the ratio score/bare.
 
 Exit status 1 if there was any error or the ratio is below the target (0.6). Needs `wrk` (apt-get install wrk).
 
@@ -55,6 +57,7 @@ class LoadResult:
     p99_ms: float
     requests: int
     errors: int
+    seconds: float
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,7 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--database-url",
         default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/virtuemap_bench"),
     )
-    parser.add_argument("--duration", type=int, default=20, help="seconds of load per endpoint")
+    parser.add_argument("--duration", type=int, default=20, help="seconds of load per endpoint, in all")
+    parser.add_argument("--rounds", type=int, default=4, help="alternating rounds the duration is split into")
     parser.add_argument("--warmup", type=int, default=3, help="seconds of unmeasured load per endpoint first")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1, help="wrk threads")
@@ -117,10 +121,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 'wrk.headers["Content-Type"] = "application/json"\n'
                 f"wrk.body = {json.dumps(json.dumps(BODY))}\n"
             )
-            results = []
-            for name, path in (("score", "/api/v1/profiles/score/"), ("bare", "/bench/bare/")):
+            endpoints = {
+                "score": "/api/v1/profiles/score/",
+                "drf-constant": "/bench/drf-constant/",
+                "bare": "/bench/bare/",
+            }
+            for path in endpoints.values():
                 _wrk(args, script, base + path, args.warmup)
-                results.append(_parse(name, _wrk(args, script, base + path, args.duration)))
+            rounds: dict[str, list[LoadResult]] = {name: [] for name in endpoints}
+            seconds = max(1, round(args.duration / args.rounds))
+            for _ in range(args.rounds):
+                for name, path in endpoints.items():
+                    rounds[name].append(_parse(name, _wrk(args, script, base + path, seconds), seconds))
+            results = {name: _combined(name, runs) for name, runs in rounds.items()}
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -128,18 +141,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             server.kill()
 
-    score, bare = results
+    score, drf, bare = results["score"], results["drf-constant"], results["bare"]
     ratio = score.requests_per_second / bare.requests_per_second
     print(
         f"gunicorn {args.workers} sync workers on PostgreSQL; wrk {args.threads} thread(s), "
-        f"{args.connections} connections, {args.duration} s per endpoint, POST of a 7-dilemma questionnaire"
+        f"{args.connections} connections, {args.duration} s per endpoint in {args.rounds} alternating rounds, "
+        "POST of a 7-dilemma questionnaire"
     )
-    print(f"{'endpoint':<28} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'requests':>9} {'errors':>7}")
-    for result, label in ((score, "POST /api/v1/profiles/score/"), (bare, "POST /bench/bare/ (constant)")):
+    print(f"{'endpoint':<40} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'requests':>9} {'errors':>7}")
+    for result, label in (
+        (score, "POST /api/v1/profiles/score/"),
+        (drf, "POST /bench/drf-constant/ (DRF, constant)"),
+        (bare, "POST /bench/bare/ (Django, constant)"),
+    ):
         print(
-            f"{label:<28} {result.requests_per_second:>9.0f} {result.p50_ms:>8.2f} {result.p99_ms:>8.2f} "
+            f"{label:<40} {result.requests_per_second:>9.0f} {result.p50_ms:>8.2f} {result.p99_ms:>8.2f} "
             f"{result.requests:>9} {result.errors:>7}"
         )
+    drf_ratio = drf.requests_per_second / bare.requests_per_second
+    print(f"diagnostic: DRF with a constant answer / bare Django: {drf_ratio:.2f}")
     met = ratio >= TARGET_RATIO and score.errors == 0 and bare.errors == 0
     print(f"ratio score/bare: {ratio:.2f} (target ≥ {TARGET_RATIO}, zero errors): {'met' if met else 'NOT met'}")
     return 0 if met else 1
@@ -159,9 +179,9 @@ def _wait_until_up(url: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(urllib.request.Request(url, data=b"{}"), timeout=2):
+            with urllib.request.urlopen(urllib.request.Request(url, data=b"{}"), timeout=5):
                 return
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # refused, reset or timed out while the workers boot (URLError is an OSError)
             time.sleep(0.2)
     raise RuntimeError(f"gunicorn did not answer {url} within {timeout} s")
 
@@ -180,7 +200,22 @@ def _wrk(args: argparse.Namespace, script: Path, url: str, duration: int) -> str
     return subprocess.run(command, check=True, capture_output=True, text=True, timeout=duration + 60).stdout
 
 
-def _parse(name: str, output: str) -> LoadResult:
+def _combined(name: str, runs: list[LoadResult]) -> LoadResult:
+    """All rounds of one endpoint: rate over all requests, the median round's p50, the worst round's p99."""
+    p50s = sorted(run.p50_ms for run in runs)
+    requests = sum(run.requests for run in runs)
+    return LoadResult(
+        name=name,
+        requests_per_second=requests / sum(run.seconds for run in runs),
+        p50_ms=p50s[len(p50s) // 2],
+        p99_ms=max(run.p99_ms for run in runs),
+        requests=requests,
+        errors=sum(run.errors for run in runs),
+        seconds=sum(run.seconds for run in runs),
+    )
+
+
+def _parse(name: str, output: str, seconds: float) -> LoadResult:
     def latency(percentile: str) -> float:
         value, unit = re.search(rf"^\s+{percentile}%\s+([\d.]+)(us|ms|s)\s*$", output, re.M).groups()
         return float(value) * UNITS[unit]
@@ -195,6 +230,7 @@ def _parse(name: str, output: str) -> LoadResult:
         p99_ms=latency("99"),
         requests=int(re.search(r"(\d+) requests in", output).group(1)),
         errors=errors,
+        seconds=seconds,
     )
 
 

@@ -12,6 +12,7 @@ from scoring.profiles import (
     key_weight_arrays,
     questionnaire_arrays,
     virtue_profile,
+    virtue_profile_from_key_weights,
     virtue_profiles_batch,
 )
 from scoring.promotion import (
@@ -78,6 +79,7 @@ __all__ = [
     "t_quantile",
     "validate_ranking",
     "virtue_profile",
+    "virtue_profile_from_key_weights",
     "virtue_profiles_batch",
     "wilson_interval",
 ]

@@ -506,4 +506,29 @@ class ProfileScoreApi(APIView):
                 {"errors": [{"dilemma": None, "problem": "not_an_object", "message": "the body is not an object"}]},
             )
         result = services.profile_score(rankings=request.data.get("rankings"))
-        return Response(self.OutputSerializer(result).data)
+        return Response(_profile_score_body(result))
+
+
+def _profile_score_body(result: services.ProfileResult) -> dict[str, Any]:
+    """`ProfileScoreApi.OutputSerializer`'s shape, built directly: this is the API's hot path, and DRF's field
+    machinery cost more than the scoring itself (the schemathesis test checks bodies against the schema)."""
+    return {
+        "scores": result.scores,
+        "per_dilemma": result.per_dilemma,
+        "answered": list(result.answered),
+        "skipped": list(result.skipped),
+        "keys": [
+            {
+                "id": key.id,
+                "dilemma": key.dilemma,
+                "virtue": key.virtue,
+                "ordering": list(key.ordering),
+                "round": key.round,
+                "provenance": key.provenance,
+            }
+            for key in result.keys
+        ],
+        "nearest_models": [
+            {"slug": model.slug, "name": model.name, "similarity": model.similarity} for model in result.nearest_models
+        ],
+    }

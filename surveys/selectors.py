@@ -7,8 +7,11 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from numpy.typing import NDArray
 
+from scoring import key_weight_arrays
 from scoring.promotion import mean_kendall_tau, wilson_interval
 from scoring.rankings import OPTIONS
 from surveys.models import (
@@ -21,6 +24,7 @@ from surveys.models import (
     ValidationResponse,
     Virtue,
 )
+from virtuemap_site.snapshots import CachedSnapshot
 
 # The responses that N and Y count: given while the candidate was open, by a respondent who is not flagged.
 COUNTING = Q(counted=True, respondent__flagged=False)
@@ -36,13 +40,16 @@ class RetainedKey:
     provenance: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ProfileScoringContext:
-    """The instrument's dilemma and virtue ids (in instrument order) and the retained keys."""
+    """The instrument's dilemma and virtue ids (in instrument order), the retained keys, and the same keys as
+    `scoring.key_weight_arrays` for `scoring.virtue_profile_from_key_weights`."""
 
     dilemmas: tuple[str, ...]
     virtues: tuple[str, ...]
     keys: tuple[RetainedKey, ...]
+    key_weights: NDArray[np.float64]
+    key_present: NDArray[np.bool_]
 
     def key_map(self) -> dict[str, dict[str, tuple[str, ...]]]:
         """Dilemma id → virtue id → ordering, the form `scoring.virtue_profile` takes."""
@@ -88,13 +95,34 @@ def retained_key_map() -> dict[str, dict[str, tuple[str, ...]]]:
     return keys
 
 
+PROFILE_SCORING_CONTEXT = CachedSnapshot("surveys:profile-scoring-context")
+
+
 def profile_scoring_context() -> ProfileScoringContext:
-    """Everything scoring a questionnaire needs, as plain data, in three queries."""
-    keys = list(retained_key_list().values_list("id", "dilemma_id", "virtue_id", "ordering", "round", "provenance"))
+    """Everything scoring a questionnaire needs, as plain data: kept in memory, loaded in three queries.
+
+    Every score request needs it and it rarely changes, so it is a `CachedSnapshot`: a saved or deleted key
+    candidate, virtue or dilemma forgets it when its transaction commits (`surveys.apps`); other processes
+    notice at once through a shared cache (``CACHE_URL`` on Redis), else within ``PROFILE_CACHE_SECONDS``.
+    """
+    return PROFILE_SCORING_CONTEXT.get(_profile_scoring_context_load)
+
+
+def profile_scoring_context_forget() -> None:
+    PROFILE_SCORING_CONTEXT.forget()
+
+
+def _profile_scoring_context_load() -> ProfileScoringContext:
+    rows = retained_key_list().values_list("id", "dilemma_id", "virtue_id", "ordering", "round", "provenance")
+    keys = tuple(RetainedKey(*row) for row in rows)
+    dilemmas = tuple(dilemma_id_list())
+    virtues = tuple(Virtue.objects.order_by("position").values_list("id", flat=True))
+    by_dilemma: dict[str, dict[str, tuple[str, ...]]] = {}
+    for key in keys:
+        by_dilemma.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
+    key_weights, key_present = key_weight_arrays(by_dilemma, dilemmas, virtues)
     return ProfileScoringContext(
-        dilemmas=tuple(dilemma_id_list()),
-        virtues=tuple(Virtue.objects.order_by("position").values_list("id", flat=True)),
-        keys=tuple(RetainedKey(*row) for row in keys),
+        dilemmas=dilemmas, virtues=virtues, keys=keys, key_weights=key_weights, key_present=key_present
     )
 
 

@@ -19,7 +19,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from llmruns.selectors import published_profile_scores
-from scoring import nearest_profiles, virtue_profile
+from scoring import nearest_profiles, virtue_profile_from_key_weights
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys import selectors
@@ -823,13 +823,19 @@ def profile_score(*, rankings: object, context: ProfileScoringContext | None = N
     """
     context = context or profile_scoring_context()
     checked = _checked_rankings(rankings, context.dilemmas)
-    profile = virtue_profile(
-        {dilemma: checked.get(dilemma) for dilemma in context.dilemmas}, context.key_map(), context.virtues
+    profile = virtue_profile_from_key_weights(
+        {dilemma: checked.get(dilemma) for dilemma in context.dilemmas},
+        context.dilemmas,
+        context.virtues,
+        context.key_weights,
+        context.key_present,
     )
     used = set(profile.keys_used)
     order = {dilemma: position for position, dilemma in enumerate(context.dilemmas)}
     models = published_profile_scores()
-    nearest = nearest_profiles(profile.scores, {slug: scores for slug, (_, scores) in models.items()})
+    nearest = nearest_profiles(
+        profile.scores, {slug: scores for slug, (_, scores) in models.items()}, k=NEAREST_MODEL_COUNT
+    )
     return ProfileResult(
         scores=profile.scores,
         per_dilemma={dilemma: profile.per_dilemma[dilemma] for dilemma in sorted(profile.per_dilemma, key=order.get)},

@@ -40,12 +40,16 @@ def outsider(django_user_model):
 
 @pytest.fixture(autouse=True)
 def _empty_cache():
-    """Each test starts with empty throttle counters (the cache outlives a test otherwise)."""
+    """Each test starts with empty throttle counters and scoring snapshots (both outlive a test otherwise)."""
     from django.core.cache import cache
 
+    from virtuemap_site.snapshots import CachedSnapshot
+
     cache.clear()
+    CachedSnapshot.forget_all_in_this_process()
     yield
     cache.clear()
+    CachedSnapshot.forget_all_in_this_process()
 
 
 @pytest.fixture

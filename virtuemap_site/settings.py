@@ -99,9 +99,12 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 # --- Cache ----------------------------------------------------------------------------------------------
-# Holds the API's throttle counters. Per process by default; point CACHE_URL at Redis (e.g.
+# Holds the API's throttle counters and the scoring data below. Per process by default; point CACHE_URL at Redis (e.g.
 # redis://127.0.0.1:6379/1) so several web processes share one count.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Scoring reads the retained keys and the published model profiles on every request, so they are cached; a change
+# is forgotten on commit in its own process, and in the others within this many seconds (at once with Redis).
+PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
 
 # --- REST API (Django REST framework, drf-spectacular, django-cors-headers) -----------------------------
 # One error shape for every API error: {"message": …, "extra": {…}} (virtuemap_site/errors.py).
