@@ -235,10 +235,10 @@ def validation_responses_for_export() -> QuerySet[ValidationResponse]:
     return ValidationResponse.objects.select_related("respondent", "candidate").order_by("submitted_at", "pk")
 
 
+def key_candidates_for_export() -> QuerySet[KeyCandidate]:
+    return KeyCandidate.objects.order_by("dilemma__position", "virtue__position", "round")
+
+
 def study_is_open() -> bool:
     """Whether the validation study has anything to serve."""
     return KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists()
-
-
-def key_candidates_for_export() -> QuerySet[KeyCandidate]:
-    return KeyCandidate.objects.order_by("dilemma__position", "virtue__position", "round")

@@ -9,8 +9,10 @@ import json
 import random
 import re
 import secrets
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -413,7 +415,7 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
     if respondent.is_complete:
         return None
     now = timezone.now()
-    expiry = timezone.timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
+    expiry = timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
     pending = respondent.assignments.filter(answered_at__isnull=True).select_related("candidate").first()
     if pending is not None:
         if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
@@ -458,12 +460,10 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
     )
 
 
-def _least_evaluated_candidate(*, respondent: Respondent, now: Any, rng: random.Random) -> KeyCandidate | None:
-    had = respondent.assignments.filter(kind=Assignment.Kind.VALIDATION)
-    seen_pairs = set(had.values_list("dilemma_id", "virtue_id"))
-    dilemma_seen: dict[str, int] = {}
-    for dilemma_id in had.values_list("dilemma_id", flat=True):
-        dilemma_seen[dilemma_id] = dilemma_seen.get(dilemma_id, 0) + 1
+def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> KeyCandidate | None:
+    had = list(respondent.assignments.filter(kind=Assignment.Kind.VALIDATION).values_list("dilemma_id", "virtue_id"))
+    seen_pairs = set(had)
+    dilemma_seen = Counter(dilemma_id for dilemma_id, _ in had)
     candidates = [
         candidate
         for candidate in selectors.open_candidates_with_load(now=now)
@@ -571,7 +571,7 @@ def validation_response_submit(
     return SubmitOutcome(response=response, created=True)
 
 
-def _time_on_item(*, assignment: Assignment, now: Any, reported_ms: int | None) -> int:
+def _time_on_item(*, assignment: Assignment, now: datetime, reported_ms: int | None) -> int:
     """Time from serving the item to the answer. A client-reported time (the API) is used when it is
     plausible, since the server's clock also counts network and page-load time."""
     served_ms = int((now - assignment.served_at).total_seconds() * 1000)

@@ -75,9 +75,9 @@ def study_consent(request: HttpRequest) -> HttpResponse:
     if text is None:
         return render(request, "surveys/study/complete.html", {"reason": "not_ready"})
     current = _session_respondent(request)
-    if current is not None and not current.is_complete:
-        # This browser already consented: carry on rather than start a second respondent.
-        return redirect("study-item")
+    if current is not None:
+        # This browser already consented: carry on (or show the code again) rather than start a second respondent.
+        return redirect("study-thanks" if current.is_complete else "study-item")
     initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
     form = forms.ConsentForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():

@@ -195,6 +195,10 @@ if STUDY_ATTENTION_CHECKS < 0:
     raise ValueError("STUDY_ATTENTION_CHECKS must be 0 or more")
 if not 0 < float(KEY_MIN_CONFIRMATION) <= 1:
     raise ValueError("KEY_MIN_CONFIRMATION must be in (0, 1]")
+# Celery beat (when one runs): recount N and Y hourly and log any drift, which must never happen.
+CELERY_BEAT_SCHEDULE = {
+    "verify-key-counts": {"task": "surveys.tasks.verify_key_counts", "schedule": 3600.0},
+}
 
 # --- Logging --------------------------------------------------------------------------------------------
 # Request lines only: never client addresses or user agents (respondents must not be identifiable).

@@ -21,6 +21,7 @@ from surveys.services import (
 )
 
 pytestmark = [
+    pytest.mark.postgres,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
         connection.vendor != "postgresql",

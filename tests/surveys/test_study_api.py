@@ -165,3 +165,9 @@ def test_the_openapi_schema_documents_the_study_endpoints_and_their_errors():
     assert {"200", "201", "400", "401", "403"} <= set(responses)
     assert schema["components"]["securitySchemes"]["respondentToken"]["name"] == "X-Respondent-Token"
     assert json.dumps(schema)
+
+
+def test_a_plausible_client_reported_time_on_item_is_kept(client, token, open_candidate):
+    body = {"candidate": open_candidate.pk, "confirmed": True, "time_on_item_ms": 0}
+    client.post(f"{API}/responses/", body, format="json")
+    assert ValidationResponse.objects.get().time_on_item_ms == 0

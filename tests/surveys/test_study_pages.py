@@ -130,6 +130,7 @@ def test_a_panel_respondent_walks_every_page_to_the_code_and_the_redirect(client
 def test_the_same_panel_id_cannot_take_the_study_twice(client, open_candidate):
     client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"})
     Respondent.objects.update(completed_at="2026-01-01T00:00Z")
+    client.cookies.clear()  # another browser, the same panel ID
     page = client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"}).content.decode()
     assert "already taken part" in page and Respondent.objects.count() == 1
 
@@ -145,6 +146,12 @@ def test_a_returning_unfinished_panel_respondent_resumes(client, open_candidate)
 def test_a_browser_that_already_consented_continues_instead_of_consenting_again(consented):
     assert consented.get("/study/consent/").url == "/study/item/"
     assert Respondent.objects.count() == 1
+
+
+def test_a_browser_that_finished_sees_its_code_again_instead_of_a_new_consent(consented):
+    Respondent.objects.update(completed_at="2026-01-01T00:00Z")
+    assert consented.get("/study/consent/").url == "/study/thanks/"
+    assert "see your completion code" in consented.get("/study/").content.decode()
 
 
 def test_the_home_page_invites_people_to_the_study_while_it_is_open(client, open_candidate):

@@ -25,3 +25,10 @@ def test_the_command_fails_loudly_on_drift(open_candidate):
     KeyCandidate.objects.filter(pk=open_candidate.pk).update(n_evaluations=2)
     with pytest.raises(CommandError, match="1 key candidate"):
         call_command("verify_key_counts")
+
+
+def test_celery_beat_runs_the_check_every_hour(settings):
+    from virtuemap_site.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["verify-key-counts"]
+    assert entry["schedule"] == 3600.0 and entry["task"] in app.tasks
