@@ -441,7 +441,7 @@ class ProfileScoreApi(APIView):
     permission_classes = [permissions.AllowAny]
     parser_classes = [JSONParser]
 
-    @extend_schema_serializer(component_name="ProfileScoreRequest")
+    @extend_schema_serializer(component_name="ProfileRankings")
     class InputSerializer(serializers.Serializer):
         rankings = serializers.DictField(
             child=serializers.ListField(
