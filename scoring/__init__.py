@@ -32,7 +32,7 @@ from scoring.rankings import (
     ranking_indices,
     validate_ranking,
 )
-from scoring.similarity import centered_cosine_similarity, nearest_profiles
+from scoring.similarity import centered_cosine_similarity, nearest_profiles, nearest_profiles_few
 from scoring.stats import (
     ConsistencyResult,
     IntervalStats,
@@ -69,6 +69,7 @@ __all__ = [
     "key_weight_arrays",
     "mean_kendall_tau",
     "nearest_profiles",
+    "nearest_profiles_few",
     "pairwise_kendall_taus",
     "promotion_decision",
     "questionnaire_arrays",

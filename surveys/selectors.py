@@ -7,9 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
-from numpy.typing import NDArray
 
 from scoring import key_weight_arrays
 from scoring.promotion import mean_kendall_tau, wilson_interval
@@ -48,8 +46,8 @@ class ProfileScoringContext:
     dilemmas: tuple[str, ...]
     virtues: tuple[str, ...]
     keys: tuple[RetainedKey, ...]
-    key_weights: NDArray[np.float64]
-    key_present: NDArray[np.bool_]
+    key_weights: list[list[list[float]]]
+    key_present: list[list[bool]]
 
     def key_map(self) -> dict[str, dict[str, tuple[str, ...]]]:
         """Dilemma id → virtue id → ordering, the form `scoring.virtue_profile` takes."""
@@ -121,8 +119,13 @@ def _profile_scoring_context_load() -> ProfileScoringContext:
     for key in keys:
         by_dilemma.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
     key_weights, key_present = key_weight_arrays(by_dilemma, dilemmas, virtues)
+    # As lists: the per-request arithmetic is plain Python (see `virtue_profile_from_key_weights`).
     return ProfileScoringContext(
-        dilemmas=dilemmas, virtues=virtues, keys=keys, key_weights=key_weights, key_present=key_present
+        dilemmas=dilemmas,
+        virtues=virtues,
+        keys=keys,
+        key_weights=key_weights.tolist(),
+        key_present=key_present.tolist(),
     )
 
 

@@ -21,7 +21,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from llmruns.selectors import published_profile_scores
-from scoring import nearest_profiles, virtue_profile_from_key_weights
+from scoring import nearest_profiles_few, virtue_profile_from_key_weights
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys import selectors
@@ -833,7 +833,7 @@ def profile_score(*, rankings: object, context: ProfileScoringContext | None = N
     used = set(profile.keys_used)
     order = {dilemma: position for position, dilemma in enumerate(context.dilemmas)}
     models = published_profile_scores()
-    nearest = nearest_profiles(
+    nearest = nearest_profiles_few(
         profile.scores, {slug: scores for slug, (_, scores) in models.items()}, k=NEAREST_MODEL_COUNT
     )
     return ProfileResult(
