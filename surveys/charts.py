@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-WIDTH = 480
+WIDTH = 540
 HEIGHT = 360
 CENTRE = (WIDTH / 2, 185.0)
 RADIUS = 130.0
