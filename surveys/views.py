@@ -274,7 +274,6 @@ def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
         "answered": answered,
         "skipped": skipped,
         "total": total,
-        "percent": round(100 * (answered + skipped) / total) if total else 0,
         "text": f"{answered} of {total} answered, {skipped} skipped",
     }
 
