@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.requirements-installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench bench-api clean
 
 $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -19,6 +19,7 @@ $(STAMP): requirements.txt | $(PY)
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_instrument
+	$(PY) manage.py load_reference_profiles
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)
@@ -35,6 +36,10 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/scoring.py
 	$(PY) benchmarks/runsuite.py
+
+# gunicorn + wrk on PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/virtuemap_bench).
+bench-api: $(STAMP)
+	$(PY) benchmarks/api.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from llmruns import selectors
+from llmruns.forms import model_profile_form_class
 from llmruns.models import ItemResponse, LLMModel, ModelProfile, QuestionnaireRun, Suite
 from llmruns.services import suite_cancel, suite_publish, suite_resume, suite_start
 
@@ -46,8 +47,32 @@ class LLMModelAdmin(admin.ModelAdmin):
 
 @admin.register(ModelProfile)
 class ModelProfileAdmin(admin.ModelAdmin):
+    """Enter or correct a published profile by hand: one mean (optional std and CI half-width) per virtue.
+
+    Saving here marks the profile as entered in admin; the gallery and the API show it at once.
+    """
+
     list_display = ["model", "source", "runs", "consistency", "max_ci_half_width", "published_at"]
     list_filter = ["source"]
+    list_select_related = ["model"]
+    readonly_fields = ["source", "max_ci_half_width", "published_at"]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        # Built per request: the virtue fields follow the Virtue table.
+        kwargs["form"] = model_profile_form_class()
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fieldsets(self, request, obj=None):
+        form = model_profile_form_class()
+        scores = [(f"mean_{v}", f"std_{v}", f"ci_half_width_{v}") for v in form.virtue_ids]
+        return [
+            (None, {"fields": ["model", "runs", "source"]}),
+            (
+                "Virtue scores (0–100)",
+                {"fields": scores, "description": "The mean over valid full runs; std and half-width if known."},
+            ),
+            ("Consistency and failures", {"fields": ["consistency", "invalid_count", "max_ci_half_width"]}),
+        ]
 
 
 class QuestionnaireRunInline(admin.TabularInline):

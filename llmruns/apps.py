@@ -6,3 +6,20 @@ from django.apps import AppConfig
 class LlmrunsConfig(AppConfig):
     name = "llmruns"
     verbose_name = "LLM run-suites"
+
+    def ready(self) -> None:
+        from django.db import transaction
+        from django.db.models.signals import post_delete, post_save
+
+        from llmruns.models import LLMModel, ModelProfile
+        from llmruns.selectors import published_profile_scores_forget
+
+        def forget(**kwargs) -> None:
+            # Now, for this process and transaction, and again after commit: a concurrent request may have
+            # reloaded the rows before they were committed.
+            published_profile_scores_forget()
+            transaction.on_commit(published_profile_scores_forget)
+
+        for model in (LLMModel, ModelProfile):
+            post_save.connect(forget, sender=model, weak=False, dispatch_uid=f"model-scores-{model.__name__}-save")
+            post_delete.connect(forget, sender=model, weak=False, dispatch_uid=f"model-scores-{model.__name__}-del")

@@ -12,6 +12,7 @@ from scoring.profiles import (
     key_weight_arrays,
     questionnaire_arrays,
     virtue_profile,
+    virtue_profile_from_key_weights,
     virtue_profiles_batch,
 )
 from scoring.promotion import (
@@ -31,7 +32,7 @@ from scoring.rankings import (
     ranking_indices,
     validate_ranking,
 )
-from scoring.similarity import centered_cosine_similarity, nearest_profiles
+from scoring.similarity import centered_cosine_similarity, nearest_profiles, nearest_profiles_few
 from scoring.stats import (
     ConsistencyResult,
     IntervalStats,
@@ -68,6 +69,7 @@ __all__ = [
     "key_weight_arrays",
     "mean_kendall_tau",
     "nearest_profiles",
+    "nearest_profiles_few",
     "pairwise_kendall_taus",
     "promotion_decision",
     "questionnaire_arrays",
@@ -78,6 +80,7 @@ __all__ = [
     "t_quantile",
     "validate_ranking",
     "virtue_profile",
+    "virtue_profile_from_key_weights",
     "virtue_profiles_batch",
     "wilson_interval",
 ]

@@ -89,6 +89,55 @@ def virtue_profile(
     )
 
 
+def virtue_profile_from_key_weights(
+    rankings: Mapping[str, Sequence[str] | None],
+    dilemmas: Sequence[str],
+    virtues: Sequence[str],
+    key_weights: Sequence[Sequence[Sequence[float]]] | NDArray[np.floating],
+    key_present: Sequence[Sequence[bool]] | NDArray[np.bool_],
+) -> VirtueProfile:
+    """Return exactly `virtue_profile` (rankings, keys, virtues), with the keys given as weight arrays.
+
+    ``(key_weights, key_present)`` is `key_weight_arrays` (keys, dilemmas, virtues), as arrays or as nested
+    lists (``.tolist()``): converted and validated once, so a service that scores many questionnaires against
+    the same keys does not redo it per ranking. A dilemma not in ``dilemmas`` has no key. Plain Python on
+    purpose: for one questionnaire (7 × 5 products of length 5) numpy's per-call overhead would be most of
+    the cost. The results, floats included, are identical to `virtue_profile`'s: each raw product A is a sum
+    of small integers, exact in float64, and the means add the same values in the same order.
+    """
+    answered = sorted(dilemma for dilemma, ranking in rankings.items() if ranking is not None)
+    skipped = sorted(dilemma for dilemma, ranking in rankings.items() if ranking is None)
+    index = {dilemma: i for i, dilemma in enumerate(dilemmas)}
+    per_dilemma: dict[str, dict[str, float]] = {}
+    for dilemma in answered:
+        letters = _validated(rankings[dilemma], f"ranking for {dilemma}")
+        weights = [0] * N_OPTIONS
+        for position, option in enumerate(letters):
+            weights[OPTION_INDEX[option]] = BORDA_POINTS[position]
+        row = index.get(dilemma)
+        if row is None:
+            per_dilemma[dilemma] = {}
+            continue
+        present = key_present[row]
+        per_dilemma[dilemma] = {
+            virtue: float(borda_score(float(sum(a * b for a, b in zip(key_weights[row][j], weights, strict=True)))))
+            for j, virtue in enumerate(virtues)
+            if present[j]
+        }
+    scores: dict[str, float | None] = {}
+    for virtue in virtues:
+        values = [row[virtue] for row in per_dilemma.values() if virtue in row]
+        scores[virtue] = sum(values) / len(values) if values else None
+    keys_used = sorted((dilemma, virtue) for dilemma, row in per_dilemma.items() for virtue in row)
+    return VirtueProfile(
+        scores=scores,
+        per_dilemma=per_dilemma,
+        answered=tuple(answered),
+        skipped=tuple(skipped),
+        keys_used=tuple(keys_used),
+    )
+
+
 def key_weight_arrays(
     keys: Mapping[str, Mapping[str, Sequence[str]]],
     dilemmas: Sequence[str],

@@ -100,6 +100,43 @@ def nearest_profiles(
     return ranked[:k]
 
 
+def nearest_profiles_few(
+    person: Mapping[str, float | None],
+    candidates: Mapping[str, Mapping[str, float | None]],
+    k: int = 3,
+) -> list[tuple[str, float]]:
+    """Return what `nearest_profiles` returns, computed per candidate in plain Python.
+
+    For a handful of candidates (a web request comparing one person with the published models) numpy's
+    per-call overhead is most of `nearest_profiles`' cost; this does the same arithmetic on five numbers
+    with `centered_cosine_similarity`'s rules (shared finite virtues, at least 2, not flat), so values agree
+    with it to rounding (1e-9) and the order is the same: similarity descending, ties by name.
+    """
+    if k < 0:
+        raise ValueError(f"k must not be negative, got {k}")
+    ranked = []
+    for name, other in candidates.items():
+        shared = sorted(v for v in person if _scored(person[v]) and _scored(other.get(v)))
+        if len(shared) < MIN_SHARED_VIRTUES:
+            continue
+        x = [float(person[v]) for v in shared]
+        y = [float(other[v]) for v in shared]
+        if max(x) == min(x) or max(y) == min(y):
+            continue
+        mean_x, mean_y = sum(x) / len(x), sum(y) / len(y)
+        x = [value - mean_x for value in x]
+        y = [value - mean_y for value in y]
+        # As in the numpy versions: rescale so tiny differences do not underflow.
+        scale_x, scale_y = max(abs(value) for value in x), max(abs(value) for value in y)
+        x = [value / scale_x for value in x]
+        y = [value / scale_y for value in y]
+        norm = math.sqrt(sum(value * value for value in x)) * math.sqrt(sum(value * value for value in y))
+        cos = sum(a * b for a, b in zip(x, y, strict=True)) / norm
+        ranked.append((name, 100.0 * (min(1.0, max(-1.0, cos)) + 1.0) / 2.0))
+    ranked.sort(key=lambda item: (-item[1], item[0]))
+    return ranked[:k]
+
+
 def _scored(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 

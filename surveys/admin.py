@@ -12,7 +12,17 @@ from django.utils.html import format_html, format_html_join
 
 from scoring.promotion import wilson_interval
 from surveys import exports, selectors, services
-from surveys.models import ConsentText, Dilemma, Instrument, KeyCandidate, KeyDecision, Option, Respondent, Virtue
+from surveys.models import (
+    ConsentText,
+    Dilemma,
+    Instrument,
+    KeyCandidate,
+    KeyDecision,
+    Option,
+    ProfilingSubmission,
+    Respondent,
+    Virtue,
+)
 from virtuemap_site.errors import ApplicationError
 
 
@@ -311,3 +321,17 @@ class ConsentTextAdmin(admin.ModelAdmin):
         if obj is not None and obj.respondents.exists():
             return ["study", "version", "title", "information_sheet", "consent_statement", *self.readonly_fields]
         return self.readonly_fields
+
+
+@admin.register(ProfilingSubmission)
+class ProfilingSubmissionAdmin(admin.ModelAdmin):
+    """Read-only: the answers are the respondent's; only withdrawal (deleting the respondent) changes them."""
+
+    list_display = ["respondent", "answered_count", "created_at", "updated_at"]
+    readonly_fields = ["respondent", "rankings", "scores", "keys_used", "created_at", "updated_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -408,3 +408,32 @@ class KeyDecision(models.Model):
     def __str__(self) -> str:
         who = "rule" if self.automatic else self.decided_by_username or "admin"
         return f"{self.candidate} {self.action} by {who}"
+
+
+# --- Profiling -------------------------------------------------------------------------------------------------
+
+
+class ProfilingSubmission(models.Model):
+    """The profiling answers of a respondent who consented to research use, kept under their random UUID.
+
+    Only people who consented get one (nothing is stored for anyone else); withdrawing deletes it with the
+    respondent. Holds the rankings (dilemma id → letters, null for a skipped dilemma) and what they scored
+    against at the time: the virtue scores and the retained keys used, since keys can change later.
+    """
+
+    respondent = models.OneToOneField(Respondent, on_delete=models.CASCADE, related_name="profiling_submission")
+    rankings = models.JSONField(help_text='Dilemma id → ranking ("CBADE"), null when skipped.')
+    scores = models.JSONField(help_text="Virtue id → score 0–100, null without an answered dilemma for it.")
+    keys_used = models.JSONField(help_text="Ids of the retained key candidates the scores used.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return f"Profiling answers of {self.respondent_id}"
+
+    @property
+    def answered_count(self) -> int:
+        return sum(1 for ranking in self.rankings.values() if ranking)

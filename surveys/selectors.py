@@ -7,8 +7,9 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
+from scoring import key_weight_arrays
 from scoring.promotion import mean_kendall_tau, wilson_interval
 from scoring.rankings import OPTIONS
 from surveys.models import (
@@ -21,9 +22,39 @@ from surveys.models import (
     ValidationResponse,
     Virtue,
 )
+from virtuemap_site.snapshots import CachedSnapshot
 
 # The responses that N and Y count: given while the candidate was open, by a respondent who is not flagged.
 COUNTING = Q(counted=True, respondent__flagged=False)
+
+
+@dataclass(frozen=True)
+class RetainedKey:
+    id: int
+    dilemma: str
+    virtue: str
+    ordering: str
+    round: int
+    provenance: str
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileScoringContext:
+    """The instrument's dilemma and virtue ids (in instrument order), the retained keys, and the same keys as
+    `scoring.key_weight_arrays` for `scoring.virtue_profile_from_key_weights`."""
+
+    dilemmas: tuple[str, ...]
+    virtues: tuple[str, ...]
+    keys: tuple[RetainedKey, ...]
+    key_weights: list[list[list[float]]]
+    key_present: list[list[bool]]
+
+    def key_map(self) -> dict[str, dict[str, tuple[str, ...]]]:
+        """Dilemma id → virtue id → ordering, the form `scoring.virtue_profile` takes."""
+        keys: dict[str, dict[str, tuple[str, ...]]] = {}
+        for key in self.keys:
+            keys.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
+        return keys
 
 
 def virtue_list() -> QuerySet[Virtue]:
@@ -34,8 +65,24 @@ def dilemma_list_with_options() -> QuerySet[Dilemma]:
     return Dilemma.objects.prefetch_related(Prefetch("options", queryset=Option.objects.order_by("letter")))
 
 
-def retained_key_list() -> QuerySet[KeyCandidate]:
-    return KeyCandidate.objects.filter(status=KeyCandidate.Status.RETAINED).select_related("dilemma", "virtue")
+def dilemma_id_list() -> list[str]:
+    """The dilemma ids in instrument order."""
+    return list(Dilemma.objects.order_by("position").values_list("id", flat=True))
+
+
+def retained_key_list(*, dilemma: str | None = None, virtue: str | None = None) -> QuerySet[KeyCandidate]:
+    """The keys in use, optionally only those of one dilemma and/or one virtue."""
+    keys = KeyCandidate.objects.filter(status=KeyCandidate.Status.RETAINED).select_related("dilemma", "virtue")
+    if dilemma is not None:
+        keys = keys.filter(dilemma_id=dilemma)
+    if virtue is not None:
+        keys = keys.filter(virtue_id=virtue)
+    return keys.order_by("dilemma__position", "virtue__position")
+
+
+def retained_key_last_modified() -> datetime | None:
+    """When any key candidate last changed (None without candidates): an upper bound for the retained keys."""
+    return KeyCandidate.objects.aggregate(latest=Max("updated_at"))["latest"]
 
 
 def retained_key_map() -> dict[str, dict[str, tuple[str, ...]]]:
@@ -44,6 +91,42 @@ def retained_key_map() -> dict[str, dict[str, tuple[str, ...]]]:
     for dilemma_id, virtue_id, ordering in retained_key_list().values_list("dilemma_id", "virtue_id", "ordering"):
         keys.setdefault(dilemma_id, {})[virtue_id] = tuple(ordering)
     return keys
+
+
+PROFILE_SCORING_CONTEXT = CachedSnapshot("surveys:profile-scoring-context")
+
+
+def profile_scoring_context() -> ProfileScoringContext:
+    """Everything scoring a questionnaire needs, as plain data: kept in memory, loaded in three queries.
+
+    Every score request needs it and it rarely changes, so it is a `CachedSnapshot`: a saved or deleted key
+    candidate, virtue or dilemma forgets it when its transaction commits (`surveys.apps`); other processes
+    notice at once through a shared cache (``CACHE_URL`` on Redis), else within ``PROFILE_CACHE_SECONDS``.
+    """
+    return PROFILE_SCORING_CONTEXT.get(_profile_scoring_context_load)
+
+
+def profile_scoring_context_forget() -> None:
+    PROFILE_SCORING_CONTEXT.forget()
+
+
+def _profile_scoring_context_load() -> ProfileScoringContext:
+    rows = retained_key_list().values_list("id", "dilemma_id", "virtue_id", "ordering", "round", "provenance")
+    keys = tuple(RetainedKey(*row) for row in rows)
+    dilemmas = tuple(dilemma_id_list())
+    virtues = tuple(Virtue.objects.order_by("position").values_list("id", flat=True))
+    by_dilemma: dict[str, dict[str, tuple[str, ...]]] = {}
+    for key in keys:
+        by_dilemma.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
+    key_weights, key_present = key_weight_arrays(by_dilemma, dilemmas, virtues)
+    # As lists: the per-request arithmetic is plain Python (see `virtue_profile_from_key_weights`).
+    return ProfileScoringContext(
+        dilemmas=dilemmas,
+        virtues=virtues,
+        keys=keys,
+        key_weights=key_weights.tolist(),
+        key_present=key_present.tolist(),
+    )
 
 
 def consent_text_current(*, study: str) -> ConsentText | None:

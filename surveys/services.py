@@ -1,5 +1,5 @@
-"""Writes for the surveys app: loading the instrument, consent and respondents, validation responses and
-promotion."""
+"""Business logic of the surveys app: loading the instrument, consent and respondents, validation responses
+and promotion, scoring profiles."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
+from llmruns.selectors import published_profile_scores
+from scoring import nearest_profiles_few, virtue_profile_from_key_weights
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys import selectors
@@ -32,10 +34,13 @@ from surveys.models import (
     KeyCandidate,
     KeyDecision,
     Option,
+    ProfilingSubmission,
     Respondent,
+    Study,
     ValidationResponse,
     Virtue,
 )
+from surveys.selectors import ProfileScoringContext, RetainedKey, profile_scoring_context
 from virtuemap_site.errors import ApplicationError
 
 INSTRUMENT_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "instrument.json"
@@ -766,3 +771,149 @@ def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> 
         candidate=reopened, action=KeyDecision.Action.OPENED, reason=f"reopened {candidate}: {reason}", user=user
     )
     return reopened
+
+
+# --- Profiles -------------------------------------------------------------------------------------------
+
+NEAREST_MODEL_COUNT = 3
+
+
+class RankingProblem:
+    """Machine-readable names of what is wrong with a submitted set of rankings (``extra.errors[].problem``)."""
+
+    EMPTY_BODY = "empty_body"
+    NOT_AN_OBJECT = "not_an_object"
+    UNKNOWN_DILEMMA = "unknown_dilemma"
+    NOT_A_LIST = "not_a_list"
+    NOT_FIVE = "not_five"
+    WRONG_LETTERS = "wrong_letters"
+    REPEATS = "repeats"
+
+
+@dataclass(frozen=True)
+class NearestModel:
+    slug: str
+    name: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    """A scored questionnaire: `scoring.VirtueProfile` plus the keys it used and the nearest published models.
+
+    answered and skipped list dilemma ids in instrument order; skipped is every dilemma without a ranking.
+    """
+
+    scores: dict[str, float | None]
+    per_dilemma: dict[str, dict[str, float]]
+    answered: tuple[str, ...]
+    skipped: tuple[str, ...]
+    keys: tuple[RetainedKey, ...]
+    nearest_models: tuple[NearestModel, ...]
+
+
+def profile_score(*, rankings: object, context: ProfileScoringContext | None = None) -> ProfileResult:
+    """Score one questionnaire against the retained keys and find the nearest published model profiles.
+
+    ``rankings`` maps dilemma id → a ranking (a list of the five letters A–E, most preferable first) or None
+    for a skipped dilemma; dilemmas left out are skipped too. Writes nothing. Raises `ApplicationError`
+    naming every dilemma at fault and its problem (``extra["errors"]``: dilemma, problem, message) when the
+    mapping is missing or empty-bodied, names an unknown dilemma, or holds a ranking that is not a
+    permutation of A–E. A virtue with no answered dilemma that has a key for it scores None, never 0.
+    """
+    context = context or profile_scoring_context()
+    checked = _checked_rankings(rankings, context.dilemmas)
+    profile = virtue_profile_from_key_weights(
+        {dilemma: checked.get(dilemma) for dilemma in context.dilemmas},
+        context.dilemmas,
+        context.virtues,
+        context.key_weights,
+        context.key_present,
+    )
+    used = set(profile.keys_used)
+    order = {dilemma: position for position, dilemma in enumerate(context.dilemmas)}
+    models = published_profile_scores()
+    nearest = nearest_profiles_few(
+        profile.scores, {slug: scores for slug, (_, scores) in models.items()}, k=NEAREST_MODEL_COUNT
+    )
+    return ProfileResult(
+        scores=profile.scores,
+        per_dilemma={dilemma: profile.per_dilemma[dilemma] for dilemma in sorted(profile.per_dilemma, key=order.get)},
+        answered=tuple(sorted(profile.answered, key=order.get)),
+        skipped=tuple(sorted(profile.skipped, key=order.get)),
+        keys=tuple(key for key in context.keys if (key.dilemma, key.virtue) in used),
+        nearest_models=tuple(
+            NearestModel(slug=slug, name=models[slug][0], similarity=similarity) for slug, similarity in nearest
+        ),
+    )
+
+
+def _checked_rankings(rankings: object, dilemmas: tuple[str, ...]) -> dict[str, tuple[str, ...] | None]:
+    if rankings is None:
+        raise _ranking_errors([(None, RankingProblem.EMPTY_BODY, 'the body needs "rankings": {"D1": [...], ...}')])
+    if not isinstance(rankings, Mapping):
+        raise _ranking_errors(
+            [(None, RankingProblem.NOT_AN_OBJECT, '"rankings" must be an object of dilemma id → ranking')]
+        )
+    checked: dict[str, tuple[str, ...] | None] = {}
+    errors: list[tuple[str | None, str, str]] = []
+    for dilemma, ranking in rankings.items():
+        if dilemma not in dilemmas:
+            errors.append(
+                (
+                    dilemma,
+                    RankingProblem.UNKNOWN_DILEMMA,
+                    f"unknown dilemma {dilemma!r}; dilemmas are {', '.join(dilemmas)}",
+                )
+            )
+        elif ranking is None:
+            checked[dilemma] = None
+        else:
+            try:
+                checked[dilemma] = validate_ranking(ranking)
+            except RankingError as error:
+                errors.append((dilemma, _ranking_problem(ranking), str(error)))
+    if errors:
+        raise _ranking_errors(errors)
+    return checked
+
+
+def _ranking_problem(ranking: object) -> str:
+    # The same checks, in the same order, as scoring.validate_ranking, which words the message.
+    if not isinstance(ranking, (list, tuple)):
+        return RankingProblem.NOT_A_LIST
+    if len(ranking) != len(OPTIONS):
+        return RankingProblem.NOT_FIVE
+    if any(item not in OPTIONS for item in ranking):
+        return RankingProblem.WRONG_LETTERS
+    return RankingProblem.REPEATS
+
+
+def _ranking_errors(errors: list[tuple[str | None, str, str]]) -> ApplicationError:
+    described = [f"{dilemma}: {message}" if dilemma else message for dilemma, _, message in errors]
+    return ApplicationError(
+        "; ".join(described),
+        {"errors": [{"dilemma": d, "problem": problem, "message": m} for d, problem, m in errors]},
+    )
+
+
+@transaction.atomic
+def profiling_submission_store(*, respondent: Respondent, rankings: Mapping[str, str | None]) -> ProfilingSubmission:
+    """Store (or replace) the profiling answers of a respondent who consented to research use.
+
+    ``rankings`` maps dilemma id → ranking letters ("CBADE") or None for a skipped dilemma. The scores and the
+    keys used are stored with them. Refuses (ApplicationError) a respondent of another study, since only
+    consent to the profiling study's text covers these answers, and rankings that `profile_score` refuses.
+    """
+    if respondent.study != Study.PROFILING:
+        raise ApplicationError("Only consent to the profiling questionnaire covers storing its answers.", status=403)
+    result = profile_score(rankings={d: (list(r) if r else None) for d, r in rankings.items()})
+    submission, _ = ProfilingSubmission.objects.update_or_create(
+        respondent=respondent,
+        defaults={
+            "rankings": {dilemma: (ranking or None) for dilemma, ranking in rankings.items()},
+            "scores": result.scores,
+            "keys_used": [key.id for key in result.keys],
+        },
+    )
+    return submission

@@ -36,3 +36,32 @@ def researcher(django_user_model):
 def outsider(django_user_model):
     """A logged-in user with no staff rights."""
     return django_user_model.objects.create_user("outsider", password="correct horse battery staple")
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with empty throttle counters and scoring snapshots (both outlive a test otherwise)."""
+    from django.core.cache import cache
+
+    from virtuemap_site.snapshots import CachedSnapshot
+
+    cache.clear()
+    CachedSnapshot.forget_all_in_this_process()
+    yield
+    cache.clear()
+    CachedSnapshot.forget_all_in_this_process()
+
+
+@pytest.fixture
+def published_models(db):
+    """The three reference profiles of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""
+    from llmruns.services import model_profile_import_reference_file
+
+    return model_profile_import_reference_file()
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()

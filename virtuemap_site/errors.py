@@ -48,6 +48,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]):
         return None
     if isinstance(exc, exceptions.ValidationError):
         response.data = {"message": _first_message(exc.detail), "extra": {"fields": exc.detail}}
+    elif isinstance(exc, exceptions.Throttled):
+        response.data = {"message": str(exc.detail), "extra": {"wait_seconds": exc.wait}}
     else:
         response.data = {"message": str(getattr(exc, "detail", exc)), "extra": {}}
     return response

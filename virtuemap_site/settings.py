@@ -36,13 +36,17 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "corsheaders",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "surveys",
     "llmruns",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -94,6 +98,60 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
+# --- Cache ----------------------------------------------------------------------------------------------
+# Holds the API's throttle counters and the scoring data below. Per process by default; point CACHE_URL at Redis (e.g.
+# redis://127.0.0.1:6379/1) so several web processes share one count.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Scoring reads the retained keys and the published model profiles on every request, so they are cached; a change
+# is forgotten on commit in its own process, and in the others within this many seconds (at once with Redis).
+PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
+
+# --- REST API (Django REST framework, drf-spectacular, django-cors-headers) -----------------------------
+# One error shape for every API error: {"message": …, "extra": {…}} (virtuemap_site/errors.py).
+# Anonymous clients read; writing needs an authenticated staff user (token auth for API clients, the session
+# for the browsable API). POSTs from anonymous clients are throttled per (hashed) client address.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["virtuemap_site.api.ReadOnlyOrStaff"],
+    "DEFAULT_THROTTLE_CLASSES": ["virtuemap_site.api.AnonymousPostThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"anon_post": env.str("API_ANON_POST_RATE", default="120/minute")},
+    # Proxies in front of the site: 0 = the client is REMOTE_ADDR and X-Forwarded-For (client-controlled) is ignored.
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
+    "DEFAULT_PAGINATION_CLASS": "virtuemap_site.api.PageNumberPagination",
+    "PAGE_SIZE": env.int("API_PAGE_SIZE", default=50),
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "virtuemap_site.errors.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "VirtueMap API",
+    "DESCRIPTION": (
+        "Read the VirtueMap instrument, the retained virtue keys and the published language-model profiles, "
+        "and score a set of rankings into a virtue profile. Errors share one shape: "
+        '`{"message": "...", "extra": {...}}`.'
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI's files come from drf-spectacular-sidecar, served by us: the docs work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"OptionLetter": "scoring.rankings.OPTIONS"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "virtuemap_site.api.document_common_errors",
+    ],
+}
+# CORS only for the read endpoints: browsers on the listed origins may GET, never POST.
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
+CORS_ALLOW_ALL_ORIGINS = env.bool("CORS_ALLOW_ALL_ORIGINS", default=False)
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified"]
+
 # --- Celery ---------------------------------------------------------------------------------------------
 # With REDIS_URL set, Redis is the broker and workers run tasks; without it, tasks run in-process at .delay().
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -120,12 +178,7 @@ LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
 # An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
 LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
 
-# --- REST API -------------------------------------------------------------------------------------------
-# One error shape for every API error: {"message": …, "extra": {…}} (virtuemap_site/errors.py).
-REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "virtuemap_site.errors.api_exception_handler",
-}
+# --- Error reports ---------------------------------------------------------------------------------------
 # Error reports (500 pages in DEBUG, mails to ADMINS) leave out client addresses and user agents.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "virtuemap_site.errors.AnonymousExceptionReporterFilter"
 

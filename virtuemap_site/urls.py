@@ -1,13 +1,53 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, register_converter
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from llmruns import api as llmruns_api
+from llmruns import views as llmruns_views
+from surveys import api as survey_api
 from surveys import views as survey_views
+
+
+class ModelSlugConverter:
+    """Any non-empty text, slashes and line breaks included (`path` stops at a line break, which would turn a
+    strange slug into the HTML 404 page instead of the API's JSON one)."""
+
+    regex = r"[\s\S]+"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(ModelSlugConverter, "model_slug")
+
+# The public REST API, version 1 (see README "REST API").
+api_v1 = [
+    path("virtues/", survey_api.VirtueListApi.as_view(), name="api-virtue-list"),
+    path("dilemmas/", survey_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
+    path("keys/", survey_api.KeyListApi.as_view(), name="api-key-list"),
+    path("models/", llmruns_api.ModelListApi.as_view(), name="api-model-list"),
+    # Model slugs contain a slash (openai/gpt-5).
+    path("models/<model_slug:slug>/", llmruns_api.ModelDetailApi.as_view(), name="api-model-detail"),
+    path("profiles/score/", survey_api.ProfileScoreApi.as_view(), name="api-profile-score"),
+]
 
 urlpatterns = [
     path("", survey_views.home, name="home"),
+    path("profile/", survey_views.profile_start, name="profile-start"),
+    path("profile/dilemmas/<str:dilemma_id>/", survey_views.profile_dilemma, name="profile-dilemma"),
+    path("profile/results/", survey_views.profile_results, name="profile-results"),
+    path("profile/withdraw/", survey_views.profile_withdraw, name="profile-withdraw"),
+    path("models/", llmruns_views.gallery, name="model-gallery"),
     path("admin/", admin.site.urls),
     path("api/v1/study/", include("surveys.api_urls")),
     path("study/", include("surveys.urls")),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -123,3 +123,20 @@ def test_nearest_profiles_agree_with_the_single_pair_function(person, candidates
             assert name not in nearest
         else:
             assert nearest[name] == pytest.approx(expected, abs=1e-9)
+
+
+profiles = st.dictionaries(
+    st.sampled_from(["wisdom", "justice", "truthfulness", "courage", "temperance"]),
+    st.none() | st.floats(min_value=0, max_value=100),
+    min_size=5,
+    max_size=5,
+)
+
+
+@given(profiles, st.dictionaries(st.sampled_from(["m1", "m2", "m3", "m4"]), profiles, max_size=4))
+def test_nearest_profiles_few_agrees_with_nearest_profiles(person, candidates):
+    from scoring.similarity import nearest_profiles_few
+
+    # k above the number of candidates: the same candidates, the same values to rounding.
+    fast, reference = nearest_profiles_few(person, candidates, k=10), nearest_profiles(person, candidates, k=10)
+    assert dict(fast) == pytest.approx(dict(reference), abs=1e-9)

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ANSWERED = ["D1", "D2", "D4", "D5", "D7"]
+
+
+def drag_to_top(page, letter: str) -> None:
+    """Drag a response by its handle above the first response, the way a person would with a mouse."""
+    handle = page.locator(f'.ranking-item[data-letter="{letter}"] .ranking-handle')
+    first = page.locator(".ranking-item").first
+    # Both ends of the drag must be on screen, also on a phone.
+    first.evaluate("row => row.scrollIntoView({block: 'start'})")
+    start = handle.bounding_box()
+    target = first.bounding_box()
+    x, y = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    # In small steps with pauses, as a hand moves: SortableJS swaps one neighbour at a time and ignores a
+    # neighbour while it is still animating (150 ms), so the pointer lingers over the first response.
+    goal = target["y"] + target["height"] / 3
+    for step in range(1, 31):
+        page.mouse.move(x, y + (goal - y) * step / 30)
+        page.wait_for_timeout(15)
+    for wiggle in (0, 4, -4, 2, 0):
+        page.wait_for_timeout(200)
+        page.mouse.move(x, goal + wiggle)
+    page.mouse.up()
+
+
+def test_a_person_answers_five_dilemmas_by_dragging_skips_two_and_sees_the_results(
+    page, instrument, published_models, screenshot
+):
+    from rest_framework.test import APIClient
+
+    page.goto("/profile/dilemmas/D1/")
+    given = {}
+    for number in range(1, 8):
+        dilemma = f"D{number}"
+        assert page.locator("[data-progress]").first.is_visible()
+        if dilemma in ANSWERED:
+            drag_to_top(page, "C")
+            order = page.locator(".ranking-item").evaluate_all("rows => rows.map(row => row.dataset.letter)")
+            assert order[:3] == ["C", "A", "B"], f"dragging did not move C to the top on {dilemma}: {order}"
+            given[dilemma] = order
+            page.get_by_role("button", name="Save and").click()
+        else:
+            page.get_by_role("button", name="Skip this dilemma").click()
+        page.wait_for_load_state()
+    assert page.url.endswith("/profile/results/")
+    assert page.get_by_text("5 of 7 answered, 2 skipped").is_visible()
+    assert page.locator("svg.radar-svg").first.is_visible()
+    assert page.locator("[data-nearest-models] li").count() == 3
+    expected = APIClient().post("/api/v1/profiles/score/", {"rankings": given}, format="json").json()["scores"]
+    for virtue, score in expected.items():
+        assert page.locator(f'tr[data-virtue="{virtue}"] td').inner_text() == f"{score:.1f}"
+    screenshot(page, "profile-results")
+
+
+def test_the_questionnaire_works_without_javascript(page_without_javascript, instrument):
+    page = page_without_javascript
+    page.goto("/profile/dilemmas/D1/")
+    for position, letter in enumerate("EDCBA", start=1):
+        page.select_option(f"#id_position_{letter}", str(position))
+    page.get_by_role("button", name="Save and continue").click()
+    assert "1 of 7 answered, 0 skipped" in page.content()

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import pytest
+
+from llmruns.models import LLMModel, ModelProfile
+
+pytestmark = pytest.mark.django_db
+
+URL = "/admin/llmruns/modelprofile/add/"
+
+
+def profile_form(model: LLMModel, **overrides) -> dict[str, str]:
+    data = {"model": str(model.pk), "runs": "5", "consistency": "88.5", "invalid_count": "0"}
+    for virtue, mean in zip(
+        ["wisdom", "justice", "truthfulness", "courage", "temperance"], [90, 80, 70, 60, 50], strict=True
+    ):
+        data[f"mean_{virtue}"] = str(mean)
+        data[f"std_{virtue}"] = ""
+        data[f"ci_half_width_{virtue}"] = "2.5"
+    return {**data, **overrides}
+
+
+@pytest.fixture
+def model(db):
+    return LLMModel.objects.create(slug="example/model", name="Example", model_id="example/model")
+
+
+def test_the_add_form_has_one_mean_per_virtue(admin_client, instrument):
+    page = admin_client.get(URL).content.decode()
+    for virtue in ["wisdom", "justice", "truthfulness", "courage", "temperance"]:
+        assert f'name="mean_{virtue}"' in page
+
+
+def test_a_profile_entered_in_admin_is_published_in_the_run_suite_shape(admin_client, instrument, model):
+    response = admin_client.post(URL, profile_form(model))
+    assert response.status_code == 302
+    profile = ModelProfile.objects.get(model=model)
+    assert profile.source == "admin"
+    assert profile.profile_stats["wisdom"] == {
+        "mean": 90.0,
+        "std": None,
+        "ci_low": 87.5,
+        "ci_high": 92.5,
+        "ci_half_width": 2.5,
+    }
+    assert profile.max_ci_half_width == 2.5
+    assert admin_client.get("/api/v1/models/example/model/").json()["profile"]["courage"] == 60.0
+
+
+def test_a_mean_outside_0_to_100_is_refused(admin_client, instrument, model):
+    response = admin_client.post(URL, profile_form(model, mean_courage="120"))
+    assert response.status_code == 200
+    assert not ModelProfile.objects.exists()
+    assert "less than or equal to 100" in response.content.decode()
+
+
+def test_editing_shows_the_stored_values(admin_client, instrument, published_models):
+    profile = ModelProfile.objects.get(model__slug="openai/gpt-5")
+    page = admin_client.get(f"/admin/llmruns/modelprofile/{profile.pk}/change/").content.decode()
+    assert 'value="92.28571428571429"' in page

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import pytest
+
+from scoring import virtue_profile
+from surveys.selectors import retained_key_map
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/profiles/score/"
+VIRTUES = ["wisdom", "justice", "truthfulness", "courage", "temperance"]
+RANKINGS = {
+    "D1": ["C", "B", "A", "D", "E"],
+    "D2": ["A", "B", "C", "D", "E"],
+    "D3": ["E", "D", "C", "B", "A"],
+    "D5": ["B", "D", "A", "E", "C"],
+}
+
+
+def score(api_client, body, **kwargs):
+    return api_client.post(URL, body, format="json", **kwargs)
+
+
+def test_scores_agree_with_the_scoring_package(api_client, instrument):
+    body = score(api_client, {"rankings": RANKINGS}).json()
+    expected = virtue_profile(RANKINGS, retained_key_map(), VIRTUES)
+    assert body["scores"] == pytest.approx(expected.scores)
+    assert body["per_dilemma"].keys() == expected.per_dilemma.keys()
+    for dilemma, scores in expected.per_dilemma.items():
+        assert body["per_dilemma"][dilemma] == pytest.approx(scores)
+
+
+def test_the_response_lists_answered_and_skipped_dilemmas_in_instrument_order(api_client, instrument):
+    body = score(api_client, {"rankings": {**RANKINGS, "D6": None}}).json()
+    assert body["answered"] == ["D1", "D2", "D3", "D5"]
+    assert body["skipped"] == ["D4", "D6", "D7"]
+
+
+def test_the_response_names_every_retained_key_it_used(api_client, instrument):
+    keys = score(api_client, {"rankings": {"D1": RANKINGS["D1"]}}).json()["keys"]
+    assert [(key["dilemma"], key["virtue"]) for key in keys] == [("D1", virtue) for virtue in VIRTUES]
+    assert keys[0]["ordering"] == ["C", "B", "D", "A", "E"]
+    assert keys[0]["provenance"] == "published"
+
+
+def test_a_virtue_without_a_usable_dilemma_is_null(api_client, instrument):
+    from surveys.models import KeyCandidate
+
+    KeyCandidate.objects.filter(dilemma_id="D1", virtue_id="courage").delete()
+    body = score(api_client, {"rankings": {"D1": RANKINGS["D1"]}}).json()
+    assert body["scores"]["courage"] is None
+    assert "courage" not in body["per_dilemma"]["D1"]
+
+
+def test_all_dilemmas_skipped_gives_every_virtue_null(api_client, instrument):
+    body = score(api_client, {"rankings": {f"D{i}": None for i in range(1, 8)}}).json()
+    assert body["scores"] == dict.fromkeys(VIRTUES)
+    assert body["answered"] == []
+    assert body["nearest_models"] == []
+
+
+def test_nearest_models_are_the_three_published_profiles_most_similar_first(api_client, instrument, published_models):
+    nearest = score(api_client, {"rankings": RANKINGS}).json()["nearest_models"]
+    assert {model["slug"] for model in nearest} == {
+        "openai/gpt-5",
+        "anthropic/claude-sonnet-4.6",
+        "google/gemini-3.5-flash",
+    }
+    similarities = [model["similarity"] for model in nearest]
+    assert similarities == sorted(similarities, reverse=True)
+    assert all(0 <= value <= 100 for value in similarities)
+
+
+def test_scoring_stores_nothing(api_client, instrument, django_assert_max_num_queries):
+    with django_assert_max_num_queries(4) as context:
+        score(api_client, {"rankings": RANKINGS})
+    assert not [query for query in context.captured_queries if not query["sql"].startswith("SELECT")]
+
+
+@pytest.mark.parametrize(
+    ("rankings", "problem", "words"),
+    [
+        ({"D9": ["A", "B", "C", "D", "E"]}, "unknown_dilemma", "D9: unknown dilemma 'D9'"),
+        ({"D2": ["A", "B", "C", "D", "F"]}, "wrong_letters", "D2: unknown option 'F'"),
+        ({"D3": ["A", "A", "C", "D", "E"]}, "repeats", "D3: 'A' appears more than once; missing 'B'"),
+        ({"D4": ["A", "B", "C", "D"]}, "not_five", "D4: ranking has 4 items"),
+        ({"D5": "ABCDE"}, "not_a_list", "D5: a ranking must be a list"),
+    ],
+)
+def test_an_invalid_ranking_is_a_400_naming_the_dilemma_and_the_problem(
+    api_client, instrument, rankings, problem, words
+):
+    response = score(api_client, {"rankings": rankings})
+    assert response.status_code == 400
+    assert words in response.json()["message"]
+    [error] = response.json()["extra"]["errors"]
+    assert (error["dilemma"], error["problem"]) == (next(iter(rankings)), problem)
+
+
+def test_an_empty_body_is_a_400_that_says_what_is_missing(api_client, instrument):
+    response = api_client.post(URL, "", content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["extra"]["errors"][0]["problem"] == "empty_body"
+    assert '"rankings"' in response.json()["message"]
+
+
+def test_every_invalid_dilemma_is_reported_at_once(api_client, instrument):
+    response = score(api_client, {"rankings": {"D1": ["A"], "D2": RANKINGS["D2"], "D3": ["B"] * 5}})
+    assert [error["dilemma"] for error in response.json()["extra"]["errors"]] == ["D1", "D3"]
+
+
+def test_a_body_that_is_not_json_gets_the_same_error_shape(api_client, instrument):
+    response = api_client.post(URL, "{rankings", content_type="application/json")
+    assert response.status_code == 400
+    assert set(response.json()) == {"message", "extra"}
+
+
+def test_anonymous_posts_are_throttled_by_the_rate_in_settings(api_client, instrument, monkeypatch):
+    from virtuemap_site.api import AnonymousPostThrottle
+
+    monkeypatch.setattr(AnonymousPostThrottle, "THROTTLE_RATES", {"anon_post": "2/minute"})
+    statuses = [score(api_client, {"rankings": {}}).status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    assert "wait_seconds" in score(api_client, {"rankings": {}}).json()["extra"]
+
+
+def test_reads_are_never_throttled(api_client, instrument, monkeypatch):
+    from virtuemap_site.api import AnonymousPostThrottle
+
+    monkeypatch.setattr(AnonymousPostThrottle, "THROTTLE_RATES", {"anon_post": "1/minute"})
+    assert {api_client.get("/api/v1/virtues/").status_code for _ in range(3)} == {200}

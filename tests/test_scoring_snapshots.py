@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pytest
+
+from llmruns.models import ModelProfile
+from llmruns.selectors import published_profile_scores
+from surveys.models import KeyCandidate
+from surveys.selectors import profile_scoring_context
+from virtuemap_site.snapshots import CachedSnapshot
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_scoring_context_is_read_from_memory_once_loaded(instrument, django_assert_num_queries):
+    profile_scoring_context()
+    with django_assert_num_queries(0):
+        profile_scoring_context()
+
+
+def test_a_changed_key_is_seen_by_the_next_score(instrument):
+    assert len(profile_scoring_context().keys) == 35
+    KeyCandidate.objects.filter(dilemma_id="D1", virtue_id="wisdom").get().delete()
+    assert len(profile_scoring_context().keys) == 34
+
+
+def test_a_newly_published_profile_is_seen_by_the_next_score(published_models):
+    assert len(published_profile_scores()) == 3
+    ModelProfile.objects.get(model__slug="openai/gpt-5").delete()
+    assert set(published_profile_scores()) == {"anthropic/claude-sonnet-4.6", "google/gemini-3.5-flash"}
+
+
+def test_another_process_notices_a_change_through_the_generation_in_the_cache(instrument):
+    snapshot = CachedSnapshot("test")
+    loads = []
+    snapshot.get(lambda: loads.append(1) or len(loads))
+    # What another process does when it forgets: raise the shared generation (here the same cache).
+    other = CachedSnapshot("test")
+    other.forget()
+    assert snapshot.get(lambda: loads.append(1) or len(loads)) == 2
+
+
+def test_a_kept_value_expires_after_profile_cache_seconds(instrument, settings):
+    settings.PROFILE_CACHE_SECONDS = 0
+    snapshot = CachedSnapshot("expiry")
+    values = iter([1, 2])
+    snapshot.get(lambda: next(values))
+    assert snapshot.get(lambda: next(values)) == 2

@@ -1,0 +1,118 @@
+"""Shared REST API pieces: permissions, throttling, pagination, conditional GET, the error serializer."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.utils.cache import get_conditional_response
+from django.utils.http import http_date, quote_etag
+from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
+from rest_framework import pagination, permissions, serializers, throttling
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+
+class ReadOnlyOrStaff(permissions.BasePermission):
+    """Anyone may read; anything that writes needs an authenticated staff user."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+class AnonymousPostThrottle(throttling.AnonRateThrottle):
+    """Throttle POSTs of anonymous clients (rate: ``API_ANON_POST_RATE``); reads are never throttled.
+
+    The cache key is a keyed hash of the client address, so not even the throttle's cache holds an IP address.
+    """
+
+    scope = "anon_post"
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if request.method != "POST":
+            return True
+        return super().allow_request(request, view)
+
+    def get_ident(self, request: Request) -> str:
+        # No REMOTE_ADDR (some WSGI callers) is one anonymous client, not an error.
+        address = super().get_ident(request) or ""
+        return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+class PageNumberPagination(pagination.PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+@extend_schema_serializer(component_name="Error")
+class ErrorSerializer(serializers.Serializer):
+    """The one error shape of the API (see `virtuemap_site.errors`)."""
+
+    message = serializers.CharField()
+    extra = serializers.DictField()
+
+
+def error_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiResponse]:
+    """Schema entries for the error statuses an operation can answer, all in the one error shape."""
+    defaults = {
+        400: "The query is not valid.",
+        401: "The Authorization token is not valid (leave it out to read anonymously).",
+        404: "No such page.",
+        429: "Too many requests from this client; retry later (`extra.wait_seconds`).",
+    }
+    return {
+        status: OpenApiResponse(ErrorSerializer, description=descriptions.get(f"e{status}", defaults[status]))
+        for status in statuses
+    }
+
+
+COMMON_ERRORS = {
+    "406": "The Accept header asks for a format the API does not offer (it speaks JSON).",
+    "415": "The body is not JSON (send Content-Type: application/json).",
+}
+
+
+def document_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: add the errors any operation can answer to every operation.
+
+    DRF answers 406 to an unsatisfiable Accept header on any operation and 415 to a body it cannot parse on any
+    operation that takes one; both come in the one error shape, so the schema says so once for all.
+    """
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            statuses = ["406", "415"] if "requestBody" in operation else ["406"]
+            for status in statuses:
+                operation["responses"].setdefault(status, {"description": COMMON_ERRORS[status], "content": error})
+    return result
+
+
+class ConditionalGetMixin:
+    """ETag (a hash of the body) and Last-Modified on successful GETs, answering 304 when nothing changed.
+
+    Views override `last_modified()` when their data carries a timestamp. The ETag is computed from the
+    rendered body, so it is right whatever changed, including data without a timestamp.
+    """
+
+    def last_modified(self) -> datetime | None:
+        return None
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if request.method not in ("GET", "HEAD") or response.status_code != 200:
+            return response
+        response.render()
+        etag = quote_etag(hashlib.sha256(response.content).hexdigest()[:32])
+        response["ETag"] = etag
+        modified = self.last_modified()
+        timestamp = int(modified.timestamp()) if modified else None
+        if timestamp is not None:
+            response["Last-Modified"] = http_date(timestamp)
+        return get_conditional_response(request, etag=etag, last_modified=timestamp, response=response)
