@@ -46,6 +46,8 @@ MAX_ALTERNATIVES = 8
 DEFAULT_EPS = 1e-6
 WUM_THRESHOLD = 0.5
 HCM_THRESHOLD = 0.9
+# Written out because 1 − 0.9 is 0.09999999999999998 in floating point, which would leave 0.1 undecided.
+HCM_LOWER = 0.1
 
 # HiGHS' default feasibility tolerances are 1e-7, too close to ε = 1e-6 for a verdict.
 LP_TOLERANCE = 1e-9
@@ -186,9 +188,11 @@ def validated_choice_vectors(vectors: ArrayLike, n: int) -> NDArray[np.float64]:
     if not MIN_ALTERNATIVES <= n <= MAX_ALTERNATIVES:
         raise ValueError(f"n must be from {MIN_ALTERNATIVES} to {MAX_ALTERNATIVES} alternatives, got {n}")
     m = pair_count(n)
-    rows = [vectors] if np.ndim(vectors) == 1 else list(vectors)
+    rows = list(vectors)
     if not rows:
         raise ValueError("no choice vectors given")
+    if np.ndim(rows[0]) == 0:
+        rows = [rows]
     for index, row in enumerate(rows):
         if np.ndim(row) != 1 or len(row) != m:
             length = len(row) if np.ndim(row) == 1 else f"shape {np.shape(row)}"
@@ -308,8 +312,8 @@ def wum_holds(vectors: ArrayLike, n: int) -> NDArray[np.bool_]:
 def hcm_holds(vectors: ArrayLike, n: int) -> NDArray[np.bool_]:
     """Return, per vector, whether every P_xy ≥ 0.9 or ≤ 0.1 and the relation P_xy ≥ 0.9 is acyclic."""
     p = validated_choice_vectors(vectors, n)
-    decided = ((p >= HCM_THRESHOLD) | (p <= 1.0 - HCM_THRESHOLD)).all(axis=1)
-    return decided & _acyclic(_relation(p, n, p >= HCM_THRESHOLD, p <= 1.0 - HCM_THRESHOLD))
+    decided = ((p >= HCM_THRESHOLD) | (p <= HCM_LOWER)).all(axis=1)
+    return decided & _acyclic(_relation(p, n, p >= HCM_THRESHOLD, p <= HCM_LOWER))
 
 
 def copeland_scores(vectors: ArrayLike, n: int) -> NDArray[np.int64]:
