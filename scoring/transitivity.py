@@ -271,9 +271,8 @@ def linear_ordering_optimum(coefficients: ArrayLike, n: int) -> tuple[NDArray[np
     lowest = np.zeros((rows, 1 << n), dtype=np.intp)
     for layer, members, without in layers:
         candidates = value[:, without] + gain[:, without, members]
-        best = candidates.argmax(axis=2)
-        value[:, layer] = np.take_along_axis(candidates, best[..., None], axis=2)[..., 0]
-        lowest[:, layer] = np.take_along_axis(np.broadcast_to(members, candidates.shape), best[..., None], 2)[..., 0]
+        value[:, layer] = candidates.max(axis=2)
+        lowest[:, layer] = members[np.arange(len(layer)), candidates.argmax(axis=2)]
     orders = np.empty((rows, n), dtype=np.intp)
     remaining = np.full(rows, (1 << n) - 1)
     every_row = np.arange(rows)
@@ -377,6 +376,7 @@ def _inequality_certificates(
     coefficients = directions / np.where(norms > 0, norms, 1.0)
     rhs = linear_ordering_optimum(coefficients, n)[0]
     violations = (coefficients * p).sum(axis=1) - rhs
+    # ‖a‖₁ is 1 up to rounding; dividing by at least 1 keeps the Hölder bound a lower bound.
     bounds = violations / np.maximum(np.abs(coefficients).sum(axis=1), 1.0)
     return [
         InequalityCertificate(coefficients=tuple(c), rhs=r, violation=v, distance_bound=d)
@@ -385,7 +385,9 @@ def _inequality_certificates(
 
 
 @dataclass(frozen=True)
-class _GrumSolution:
+class GrumSolution:
+    """The G-RUM distance d(p) of one vector, its certificate and the solver that decided it."""
+
     distance: float
     certificate: Certificate
     solver: Solver
@@ -405,7 +407,7 @@ def _reference_lp(n: int) -> tuple[NDArray, sparse.csr_matrix, NDArray]:
     return cost, a_ub, a_eq
 
 
-def _grum_reference(p: NDArray, n: int, eps: float) -> _GrumSolution:
+def _grum_reference(p: NDArray, n: int, eps: float) -> GrumSolution:
     # minimise t subject to −t ≤ Vλ − p ≤ t, λ ≥ 0, Σλ = 1: one LP over all n! orders.
     cost, a_ub, a_eq = _reference_lp(n)
     result = linprog(
@@ -429,10 +431,27 @@ def _grum_reference(p: NDArray, n: int, eps: float) -> _GrumSolution:
         # ∂d/∂p: the marginals of the rows Vλ − t ≤ p minus those of −Vλ − t ≤ −p, the optimal dual.
         marginals = result.ineqlin.marginals
         certificate = _inequality_certificates(p[None], n, (marginals[:m] - marginals[m:])[None])[0]
-    return _GrumSolution(distance=distance, certificate=certificate, solver="full_lp")
+    return GrumSolution(distance=distance, certificate=certificate, solver="full_lp")
 
 
 # --- G-RUM: the fast path --------------------------------------------------------------
+
+
+def _basis_matrices(codes: NDArray[np.intp], vertices: NDArray[np.int8]) -> NDArray[np.float64]:
+    # Columns by code: slack j → e_j; t → (−1, …, −1, 0); an order with vertex v → (v, −v, 1).
+    count, rows = codes.shape
+    m = (rows - 1) // 2
+    basis = np.zeros((count, rows, rows))
+    vector, position = np.nonzero(codes < 2 * m)
+    basis[vector, codes[vector, position], position] = 1.0
+    vector, position = np.nonzero(codes == 2 * m)
+    basis[vector, : 2 * m, position] = -1.0
+    vector, position = np.nonzero(codes == 2 * m + 1)
+    vertex = vertices[vector, position]
+    basis[vector, :m, position] = vertex
+    basis[vector, m : 2 * m, position] = -vertex
+    basis[vector, 2 * m, position] = 1.0
+    return basis
 
 
 def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dict[str, NDArray]:
@@ -443,6 +462,9 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
     basis matrix). Dantzig pricing over the slacks, t and all n! orders, the orders through
     `linear_ordering_optimum`. Returns per vector the final basis, basic values, dual direction
     y = π⁺ − π⁻, its oracle value h(y), and whether it reached optimality.
+
+    Only the codes and, for orders, the 0/1 vertex (int8) of each basic column are carried: the
+    basis matrix follows from them whenever it is refactorised, and copying it would cost more.
     """
     count, m = p.shape
     rows = 2 * m + 1
@@ -458,28 +480,27 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
     start = order_vertices(np.argsort(-preference.sum(axis=2), axis=1, kind="stable"), n)
     deviation = np.concatenate([start - p, p - start], axis=1)
     tight = deviation.argmax(axis=1)
-    basis = np.broadcast_to(np.eye(rows), (count, rows, rows)).copy()
     everyone = np.arange(count)
-    basis[everyone, :, tight] = column_t
-    basis[:, :, 2 * m] = np.concatenate([start, -start, np.ones((count, 1))], axis=1)
     codes = np.broadcast_to(np.arange(rows), (count, rows)).copy()
     codes[everyone, tight] = t_code
     codes[:, 2 * m] = order_code
+    vertices = np.zeros((count, rows, m), dtype=np.int8)
+    vertices[:, 2 * m] = start
 
     out = {
         "codes": np.zeros((count, rows), dtype=np.intp),
         "values": np.zeros((count, rows)),
-        "basis": np.zeros((count, rows, rows)),
+        "vertices": np.zeros((count, rows, m), dtype=np.int8),
         "direction": np.zeros((count, m)),
         "oracle": np.zeros(count),
         "optimal": np.zeros(count, dtype=bool),
     }
     active = everyone
-    inverse = np.linalg.inv(basis)
+    inverse = np.linalg.inv(_basis_matrices(codes, vertices))
     values = np.einsum("krs,ks->kr", inverse, rhs)
     for pivot in range(max_pivots + 1):
         if pivot % REFACTOR_EVERY == 0 and pivot:
-            inverse = np.linalg.inv(basis)
+            inverse = np.linalg.inv(_basis_matrices(codes, vertices))
             values = np.einsum("krs,ks->kr", inverse, rhs[active])
         # The duals π = c_Bᵀ B⁻¹ are the row of B⁻¹ where t is basic (all zero once t has left at 0).
         t_basic = codes == t_code
@@ -498,12 +519,18 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
             finished = active[done]
             out["codes"][finished] = codes[done]
             out["values"][finished] = values[done]
-            out["basis"][finished] = basis[done]
+            out["vertices"][finished] = vertices[done]
             out["direction"][finished] = direction[done]
             out["oracle"][finished] = oracle[done]
             out["optimal"][finished] = optimal[done]
             keep = ~done
-            active, codes, values, basis, inverse = active[keep], codes[keep], values[keep], basis[keep], inverse[keep]
+            active, codes, values, vertices, inverse = (
+                active[keep],
+                codes[keep],
+                values[keep],
+                vertices[keep],
+                inverse[keep],
+            )
             entering, best_orders = entering[keep], best_orders[keep]
             local = np.arange(len(active))
         if not len(active):
@@ -530,34 +557,40 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
         theta = values[local, leaving] / pivot_element
         values = values - theta[:, None] * step
         values[local, leaving] = theta
-        basis[local, :, leaving] = column
+        vertices[local[is_order], leaving[is_order]] = vertex
         codes[local, leaving] = new_code
     return out
 
 
-def _grum_fast(p: NDArray[np.float64], n: int, eps: float) -> list[_GrumSolution]:
+def _grum_fast(p: NDArray[np.float64], n: int, eps: float) -> list[GrumSolution]:
     m = p.shape[1]
     state = _simplex_with_oracle(p, n, max_pivots=40 * (2 * m + 1))
     weights = np.where(state["codes"] == 2 * m + 1, np.maximum(state["values"], 0.0), 0.0)
     usable = state["optimal"] & (weights.sum(axis=1) > 0)
     weights[~usable, 0] = 1.0  # a placeholder so every row normalises; such rows go to the reference
-    mixtures = _mixture_certificates(p, n, state["basis"][:, :m, :], weights)
+    mixtures = _mixture_certificates(p, n, state["vertices"].transpose(0, 2, 1).astype(np.float64), weights)
     inequalities = _inequality_certificates(p, n, state["direction"])
     solutions = []
     for row, (mixture, inequality) in enumerate(zip(mixtures, inequalities, strict=True)):
         upper, lower = mixture.error, inequality.distance_bound
         exact = usable[row] and upper - max(lower, 0.0) <= GAP_TOLERANCE
         if exact and upper <= eps - NOISE_BAND:
-            solutions.append(_GrumSolution(upper, mixture, "column_generation"))
+            solutions.append(GrumSolution(upper, mixture, "column_generation"))
         elif exact and lower > eps + NOISE_BAND:
-            solutions.append(_GrumSolution(upper, inequality, "column_generation"))
+            solutions.append(GrumSolution(upper, inequality, "column_generation"))
         else:
             solutions.append(_grum_reference(p[row], n, eps))
     return solutions
 
 
-def grum_solutions(vectors: ArrayLike, n: int, eps: float = DEFAULT_EPS, method: Method = "fast") -> list:
-    """Return per vector (distance, certificate, solver) of the G-RUM test; see the module docstring."""
+def grum_solutions(vectors: ArrayLike, n: int, eps: float = DEFAULT_EPS, method: Method = "fast") -> list[GrumSolution]:
+    """Return the G-RUM distance, certificate and solver of each vector; G-RUM holds when distance ≤ eps.
+
+    FORMULA: d(p) = min { t : −t ≤ Vλ − p ≤ t, λ ≥ 0, Σλ = 1 } over the n! vertices V (the
+    columns); by LP duality also d(p) = max { aᵀp − max_R aᵀv(R) : ‖a‖₁ ≤ 1 }. With ``eps`` the
+    certificate is a mixture when d(p) ≤ eps and an inequality otherwise. See the module docstring
+    for the two methods and the fast path's fallback.
+    """
     p = validated_choice_vectors(vectors, n)
     if method == "reference":
         return [_grum_reference(row, n, eps) for row in p]
