@@ -496,6 +496,9 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
         "optimal": np.zeros(count, dtype=bool),
     }
     active = everyone
+    # Finished vectors are saved at once but dropped from the working arrays only in bulk (copying
+    # them is the dearest step); until then they make no-op pivots.
+    parked = np.zeros(count, dtype=bool)
     inverse = np.linalg.inv(_basis_matrices(codes, vertices))
     values = np.einsum("krs,ks->kr", inverse, rhs)
     for pivot in range(max_pivots + 1):
@@ -514,7 +517,7 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
         entering = reduced.argmin(axis=1)
         local = np.arange(len(active))
         optimal = reduced[local, entering] >= -OPTIMALITY_TOLERANCE
-        done = optimal | (pivot == max_pivots)
+        done = (optimal | (pivot == max_pivots)) & ~parked
         if done.any():
             finished = active[done]
             out["codes"][finished] = codes[done]
@@ -523,13 +526,16 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
             out["direction"][finished] = direction[done]
             out["oracle"][finished] = oracle[done]
             out["optimal"][finished] = optimal[done]
-            keep = ~done
-            active, codes, values, vertices, inverse = (
+            parked |= done
+        if parked.sum() >= max(1, len(active) // 8):
+            keep = ~parked
+            active, codes, values, vertices, inverse, parked = (
                 active[keep],
                 codes[keep],
                 values[keep],
                 vertices[keep],
                 inverse[keep],
+                parked[keep],
             )
             entering, best_orders = entering[keep], best_orders[keep]
             local = np.arange(len(active))
@@ -550,14 +556,17 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
         smallest = ratio.min(axis=1, keepdims=True)
         # Among tied ratios the largest pivot element is the most stable choice.
         leaving = np.where(ratio <= smallest + 1e-12, step, -np.inf).argmax(axis=1)
-        pivot_element = step[local, leaving]
+        step[parked] = 0.0
+        pivot_element = np.where(parked, 1.0, step[local, leaving])
+        new_code[parked] = codes[local[parked], leaving[parked]]
         pivot_row = inverse[local, leaving] / pivot_element[:, None]
         inverse = inverse - step[:, :, None] * pivot_row[:, None, :]
         inverse[local, leaving] = pivot_row
         theta = values[local, leaving] / pivot_element
         values = values - theta[:, None] * step
         values[local, leaving] = theta
-        vertices[local[is_order], leaving[is_order]] = vertex
+        moves = ~parked[is_order]
+        vertices[local[is_order][moves], leaving[is_order][moves]] = vertex[moves]
         codes[local, leaving] = new_code
     return out
 
