@@ -60,6 +60,10 @@ PIVOT_TOLERANCE = 1e-9
 OPTIMALITY_TOLERANCE = 1e-11
 # The product-form inverse drifts; rebuilding it from the basis columns every so often bounds that.
 REFACTOR_EVERY = 25
+# Degenerate pivots can stall the simplex; past this many per basis row the reference LP decides.
+MAX_PIVOTS_PER_ROW = 40
+# Vectors per batched simplex: its basis inverses take 8·(2m+1)² bytes each (15 KB for n = 7).
+FAST_CHUNK = 4096
 # Weights below this are dropped from a mixture certificate (its error is recomputed after).
 WEIGHT_FLOOR = 1e-12
 
@@ -108,7 +112,8 @@ class TransitivityResult:
 
     copeland_order: for a WUM vector, alternatives by descending copeland_scores, ties by index;
         None otherwise. copeland_scores: per alternative, the pairs it wins, a pair at exactly ½
-        counting as a win for both.
+        counting as a win for both. With exact-½ pairs the Copeland order need not itself be an
+        order that witnesses WUM.
     violating_triads: every (x, y, z) with P_xy, P_yz, P_zx all > ½, x the smallest index. A vector
         can fail WUM with no such triad only through a longer cycle that skips exact-½ pairs.
     grum_distance: d(p), the ∞-norm distance to the linear ordering polytope; grum is d(p) ≤ ε.
@@ -560,7 +565,7 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
         pivot_element = np.where(parked, 1.0, step[local, leaving])
         new_code[parked] = codes[local[parked], leaving[parked]]
         pivot_row = inverse[local, leaving] / pivot_element[:, None]
-        inverse = inverse - step[:, :, None] * pivot_row[:, None, :]
+        inverse -= step[:, :, None] * pivot_row[:, None, :]
         inverse[local, leaving] = pivot_row
         theta = values[local, leaving] / pivot_element
         values = values - theta[:, None] * step
@@ -572,8 +577,10 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
 
 
 def _grum_fast(p: NDArray[np.float64], n: int, eps: float) -> list[GrumSolution]:
+    if len(p) > FAST_CHUNK:
+        return [s for start in range(0, len(p), FAST_CHUNK) for s in _grum_fast(p[start : start + FAST_CHUNK], n, eps)]
     m = p.shape[1]
-    state = _simplex_with_oracle(p, n, max_pivots=40 * (2 * m + 1))
+    state = _simplex_with_oracle(p, n, max_pivots=MAX_PIVOTS_PER_ROW * (2 * m + 1))
     weights = np.where(state["codes"] == 2 * m + 1, np.maximum(state["values"], 0.0), 0.0)
     usable = state["optimal"] & (weights.sum(axis=1) > 0)
     weights[~usable, 0] = 1.0  # a placeholder so every row normalises; such rows go to the reference

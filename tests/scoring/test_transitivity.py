@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scoring import transitivity
 from scoring.transitivity import (
     InequalityCertificate,
     MixtureCertificate,
@@ -245,6 +246,27 @@ def test_a_distance_within_lp_noise_of_eps_is_decided_by_the_reference_lp():
     assert fast.grum_solver == "full_lp"
     assert fast.grum == reference.grum
     assert fast.grum_distance == pytest.approx(EPS, abs=1e-9)
+
+
+def test_a_simplex_that_runs_out_of_pivots_hands_its_vectors_to_the_reference_lp(monkeypatch):
+    vectors = random_vectors(np.random.default_rng(4), 4, 12)
+    monkeypatch.setattr(transitivity, "MAX_PIVOTS_PER_ROW", 0)
+
+    results = transitivity_results(vectors, 4)
+
+    assert {r.grum_solver for r in results} == {"full_lp"}
+    assert [r.grum for r in results] == [r.grum for r in transitivity_results(vectors, 4, method="reference")]
+
+
+def test_large_batches_are_solved_in_chunks_with_the_same_results(monkeypatch):
+    vectors = random_vectors(np.random.default_rng(5), 5, 20)
+    whole = transitivity_results(vectors, 5)
+    monkeypatch.setattr(transitivity, "FAST_CHUNK", 7)
+
+    chunked = transitivity_results(vectors, 5)
+
+    assert [r.grum for r in chunked] == [r.grum for r in whole]
+    assert [r.grum_distance for r in chunked] == pytest.approx([r.grum_distance for r in whole], abs=1e-12)
 
 
 def test_vectors_clear_of_eps_are_decided_by_column_generation():
