@@ -11,10 +11,10 @@ for each pair x < y in lexicographic order (0,1), (0,2), …, (n-2, n-1); P_yx =
   hull of the 0/1 vectors v(R) of all n! linear orders (v_xy = 1 when x is above y). The verdict
   is d(p) ≤ ε for the ∞-norm distance d(p) = min { ‖Vλ − p‖∞ : λ ≥ 0, Σλ = 1 }.
 
-The paper decides WUM by weak stochastic transitivity over all ordered triples (P_xy ≥ ½ and
-P_yz ≥ ½ ⇒ P_xz ≥ ½). That agrees with the model definition used here except when some P_xy is
-exactly ½: its own example P_xy = P_yz = 1, P_xz = ½ fails the triple check (P_zx ≥ ½ and
-P_xy ≥ ½ but P_zy = 0) yet satisfies WUM through the order x, y, z.
+The paper decides WUM by checking all ordered triples, as we read it weak stochastic
+transitivity (P_xy ≥ ½ and P_yz ≥ ½ ⇒ P_xz ≥ ½). That agrees with the model definition used
+here except when some P_xy is exactly ½: its own example P_xy = P_yz = 1, P_xz = ½ fails the
+triple check (P_zx ≥ ½ and P_xy ≥ ½ but P_zy = 0) yet satisfies WUM through the order x, y, z.
 
 Two G-RUM solvers return the same verdict, distance and kind of certificate:
 - "reference", the paper's method: one LP over all n! orders (scipy's HiGHS).
@@ -55,10 +55,11 @@ LP_TOLERANCE = 1e-9
 GAP_TOLERANCE = 1e-9
 # Within this of ε the two solvers could disagree by LP noise alone, so the reference decides.
 NOISE_BAND = 1e-8
-# Below this a simplex pivot element or a dual reduced cost counts as zero.
+# A pivot element below PIVOT_TOLERANCE counts as zero; a basis is optimal when no reduced cost
+# is below −OPTIMALITY_TOLERANCE (the gap check afterwards is what makes the distance exact).
 PIVOT_TOLERANCE = 1e-9
 OPTIMALITY_TOLERANCE = 1e-11
-# The product-form inverse drifts; rebuilding it from the basis columns every so often bounds that.
+# The updated inverse drifts; rebuilding it from the basis columns every so often bounds that.
 REFACTOR_EVERY = 25
 # Degenerate pivots can stall the simplex; past this many per basis row the reference LP decides.
 MAX_PIVOTS_PER_ROW = 40
