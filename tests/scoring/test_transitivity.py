@@ -17,6 +17,7 @@ from scoring.transitivity import (
     linear_ordering_optimum,
     linear_orders,
     order_vertices,
+    pair_count,
     pairs,
     presentation_order_effects,
     transitivity_results,
@@ -235,6 +236,24 @@ def test_fast_path_and_reference_agree_on_3_vectors_of_8_alternatives():
     vectors = np.vstack([rng.random(28), random_vectors(rng, 8, 3)[1:]])
 
     assert_methods_agree(vectors, 8)
+
+
+@given(
+    st.integers(3, 5).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(
+                st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]), min_size=pair_count(n), max_size=pair_count(n)
+            ),
+        )
+    )
+)
+@settings(max_examples=120, deadline=None)
+def test_fast_path_and_reference_agree_on_degenerate_vectors_of_round_values(case):
+    # Many entries at 0, ½ and 1 make degenerate LPs, where a simplex is most likely to stall.
+    n, values = case
+
+    assert_methods_agree(np.array([values]), n)
 
 
 def test_a_distance_within_lp_noise_of_eps_is_decided_by_the_reference_lp():
