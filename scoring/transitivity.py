@@ -194,12 +194,13 @@ def validated_choice_vectors(vectors: ArrayLike, n: int) -> NDArray[np.float64]:
     if not MIN_ALTERNATIVES <= n <= MAX_ALTERNATIVES:
         raise ValueError(f"n must be from {MIN_ALTERNATIVES} to {MAX_ALTERNATIVES} alternatives, got {n}")
     m = pair_count(n)
-    rows = list(vectors)
-    if not rows:
+    rows = list(vectors) if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 else vectors
+    if not len(rows):
         raise ValueError("no choice vectors given")
     if np.ndim(rows[0]) == 0:
         rows = [rows]
-    for index, row in enumerate(rows):
+    # A 2-D array has one length for all rows; anything else is checked row by row.
+    for index, row in enumerate(rows[:1] if isinstance(rows, np.ndarray) else rows):
         if np.ndim(row) != 1 or len(row) != m:
             length = len(row) if np.ndim(row) == 1 else f"shape {np.shape(row)}"
             raise ValueError(f"vector {index} has {length} entries; {n} alternatives need n(n−1)/2 = {m}, one per pair")
@@ -336,12 +337,14 @@ def violating_triads(vectors: ArrayLike, n: int) -> list[tuple[tuple[int, int, i
     a, b, c = triples.T
     forward = strict[:, a, b] & strict[:, b, c] & strict[:, c, a]
     backward = strict[:, a, c] & strict[:, c, b] & strict[:, b, a]
-    result = []
-    for row_forward, row_backward in zip(forward, backward, strict=True):
-        triads = [(int(x), int(y), int(z)) for (x, y, z), hit in zip(triples, row_forward, strict=True) if hit]
-        triads += [(int(x), int(z), int(y)) for (x, y, z), hit in zip(triples, row_backward, strict=True) if hit]
-        result.append(tuple(sorted(triads)))
-    return result
+    triads: list[list[tuple[int, int, int]]] = [[] for _ in range(len(p))]
+    rows, hits = np.nonzero(forward)
+    for row, (x, y, z) in zip(rows.tolist(), triples[hits].tolist(), strict=True):
+        triads[row].append((x, y, z))
+    rows, hits = np.nonzero(backward)
+    for row, (x, y, z) in zip(rows.tolist(), triples[hits].tolist(), strict=True):
+        triads[row].append((x, z, y))
+    return [tuple(sorted(row_triads)) for row_triads in triads]
 
 
 # --- G-RUM: certificates ---------------------------------------------------------------
