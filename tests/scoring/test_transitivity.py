@@ -430,6 +430,7 @@ def test_a_single_vector_becomes_one_row():
     [
         ([[0.5] * 20], 7, r"vector 0 has 20 entries; 7 alternatives need n\(n−1\)/2 = 21"),
         ([[0.5] * 3, [0.5] * 4], 3, "vector 1 has 4 entries"),
+        (np.full((2, 20), 0.5), 7, "vector 0 has 20 entries"),
         ([[0.5, 1.2, 0.5]], 3, r"vector 0, entry 1 \(pair 0,2\) is 1.2, outside \[0, 1\]"),
         ([[0.5, 0.5, -0.1]], 3, r"entry 2 \(pair 1,2\) is -0.1, outside"),
         ([[0.5, float("nan"), 0.5]], 3, r"entry 1 \(pair 0,2\) is NaN"),
