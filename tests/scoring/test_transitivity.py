@@ -371,6 +371,40 @@ def test_wum_holds_exactly_when_some_order_has_every_probability_along_it_at_lea
     assert wum_holds(vector, n)[0] == by_definition
 
 
+round_vectors = st.integers(3, 6).flatmap(
+    lambda n: st.tuples(
+        st.just(n),
+        st.lists(st.sampled_from([0.0, 0.05, 0.1, 0.5, 0.6, 0.9, 1.0]), min_size=pair_count(n), max_size=pair_count(n)),
+    )
+)
+
+
+@given(round_vectors)
+@settings(max_examples=150, deadline=None)
+def test_hcm_implies_wum(case):
+    n, values = case
+
+    result = transitivity_results(values, n)[0]
+
+    assert result.wum or not result.hcm
+
+
+@given(round_vectors)
+@settings(max_examples=150, deadline=None)
+def test_a_vector_has_a_copeland_order_or_fails_wum_and_every_reported_triad_is_a_strict_cycle(case):
+    n, values = case
+    index = {pair: i for i, pair in enumerate(pairs(n))}
+
+    def beats(x, y):
+        return values[index[x, y]] > 0.5 if x < y else values[index[y, x]] < 0.5
+
+    result = transitivity_results(values, n)[0]
+
+    assert (result.copeland_order is not None) == result.wum
+    assert all(beats(x, y) and beats(y, z) and beats(z, x) and x < min(y, z) for x, y, z in result.violating_triads)
+    assert not (result.wum and result.violating_triads)
+
+
 @given(st.integers(3, 6), st.integers(0, 2**32 - 1))
 @settings(max_examples=60, deadline=None)
 def test_the_linear_ordering_oracle_finds_the_best_of_all_orders(n, seed):
