@@ -75,18 +75,7 @@ def virtue_profile(
             for virtue in virtues
             if virtue in dilemma_keys
         }
-    scores: dict[str, float | None] = {}
-    for virtue in virtues:
-        values = [row[virtue] for row in per_dilemma.values() if virtue in row]
-        scores[virtue] = sum(values) / len(values) if values else None
-    keys_used = sorted((dilemma, virtue) for dilemma, row in per_dilemma.items() for virtue in row)
-    return VirtueProfile(
-        scores=scores,
-        per_dilemma=per_dilemma,
-        answered=tuple(answered),
-        skipped=tuple(skipped),
-        keys_used=tuple(keys_used),
-    )
+    return _profile_from_alignments(per_dilemma, virtues, answered, skipped)
 
 
 def virtue_profile_from_key_weights(
@@ -124,18 +113,7 @@ def virtue_profile_from_key_weights(
             for j, virtue in enumerate(virtues)
             if present[j]
         }
-    scores: dict[str, float | None] = {}
-    for virtue in virtues:
-        values = [row[virtue] for row in per_dilemma.values() if virtue in row]
-        scores[virtue] = sum(values) / len(values) if values else None
-    keys_used = sorted((dilemma, virtue) for dilemma, row in per_dilemma.items() for virtue in row)
-    return VirtueProfile(
-        scores=scores,
-        per_dilemma=per_dilemma,
-        answered=tuple(answered),
-        skipped=tuple(skipped),
-        keys_used=tuple(keys_used),
-    )
+    return _profile_from_alignments(per_dilemma, virtues, answered, skipped)
 
 
 def key_weight_arrays(
@@ -229,6 +207,27 @@ def virtue_profiles_batch(
     mean_raw = np.full((n_q, n_v), np.nan)
     np.divide(raw_sums, counts, out=mean_raw, where=counts > 0)
     return borda_score(mean_raw)
+
+
+def _profile_from_alignments(
+    per_dilemma: dict[str, dict[str, float]],
+    virtues: Sequence[str],
+    answered: Sequence[str],
+    skipped: Sequence[str],
+) -> VirtueProfile:
+    """Average the per-dilemma alignments S(d, v) into P(v); None where no dilemma has a key for v."""
+    scores: dict[str, float | None] = {}
+    for virtue in virtues:
+        values = [row[virtue] for row in per_dilemma.values() if virtue in row]
+        scores[virtue] = sum(values) / len(values) if values else None
+    keys_used = sorted((dilemma, virtue) for dilemma, row in per_dilemma.items() for virtue in row)
+    return VirtueProfile(
+        scores=scores,
+        per_dilemma=per_dilemma,
+        answered=tuple(answered),
+        skipped=tuple(skipped),
+        keys_used=tuple(keys_used),
+    )
 
 
 def _validated(ranking: object, what: str) -> tuple[str, ...]:
