@@ -685,49 +685,25 @@ def _import_item(suite: Suite, record: dict[str, Any]) -> None:
 
 # --- reference profiles -------------------------------------------------------------------------------
 
-REFERENCE_PROFILES = Path(__file__).resolve().parent / "fixtures" / "reference_profiles.json"
+# The raw records of the original VirtueMap run-suite for GPT, Claude and Gemini (tests/data holds the same file).
+REFERENCE_RUNS = Path(__file__).resolve().parent / "fixtures" / "reference_runs.jsonl"
 
 
 @transaction.atomic
-def model_profile_import_reference(*, data: dict[str, Any]) -> list[ModelProfile]:
-    """Publish the profiles of the original VirtueMap run-suite (`reference_profiles.json`) as source IMPORT.
+def reference_profiles_publish(*, path: Path = REFERENCE_RUNS) -> list[ModelProfile]:
+    """Import the original run-suite's raw records and publish each model's imported suite (source IMPORT).
 
-    Creates each model (an OpenRouter model id, key from OPENROUTER_API_KEY) if it is missing and writes its
-    profile. A profile entered in admin or published by a suite is left alone: those are newer evidence.
-    Re-running with the same data changes nothing. Returns the profiles written.
+    The profiles are computed from the records by the same statistics as every suite (`scoring.suite`), so a
+    fresh install can compare people with three language models. A profile entered in admin or published by a
+    suite run here is newer evidence and is left alone; a profile already published from these records is not
+    rewritten, so re-running changes nothing. Returns the profiles written.
     """
-    written = []
-    for entry in data["models"]:
-        model, _ = LLMModel.objects.get_or_create(
-            slug=entry["slug"],
-            defaults={
-                "name": entry["name"],
-                "family": entry["name"],
-                "model_id": entry["slug"],
-                "api_key_env": "OPENROUTER_API_KEY",
-            },
-        )
-        existing = ModelProfile.objects.filter(model=model).first()
-        if existing is not None and existing.source != ModelProfile.Source.IMPORT:
-            continue
-        values = {
-            "source": ModelProfile.Source.IMPORT,
-            "runs": entry["runs"],
-            "profile_stats": entry["profile_stats"],
-            "max_ci_half_width": entry.get("max_ci_half_width"),
-            "mean_pairwise_kendall_tau": entry.get("mean_pairwise_kendall_tau"),
-            "consistency": entry.get("consistency_0_100"),
-            "consistency_stats": entry.get("consistency_stats"),
-            "invalid_count": entry.get("invalid_count", 0),
-            "failure_counts": entry.get("failure_counts", {}),
-        }
-        if existing is not None and all(getattr(existing, name) == value for name, value in values.items()):
-            continue  # unchanged: keep its published_at
-        profile, _ = ModelProfile.objects.update_or_create(model=model, defaults=values)
-        written.append(profile)
-    return written
-
-
-def model_profile_import_reference_file(*, path: Path = REFERENCE_PROFILES) -> list[ModelProfile]:
     with path.open(encoding="utf-8") as handle:
-        return model_profile_import_reference(data=json.load(handle))
+        report = run_records_import(lines=handle, label=path.name)
+    written = []
+    for suite in report.suites:
+        existing = ModelProfile.objects.filter(model=suite.model).first()
+        if existing is not None and (existing.source != ModelProfile.Source.IMPORT or existing.suite_id == suite.pk):
+            continue
+        written.append(suite_publish(suite=suite))
+    return written

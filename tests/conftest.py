@@ -53,11 +53,11 @@ def _empty_cache():
 
 
 @pytest.fixture
-def published_models(db):
+def published_models(instrument):
     """The three reference profiles of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""
-    from llmruns.services import model_profile_import_reference_file
+    from llmruns.services import reference_profiles_publish
 
-    return model_profile_import_reference_file()
+    return reference_profiles_publish()
 
 
 @pytest.fixture

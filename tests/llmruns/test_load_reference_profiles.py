@@ -5,12 +5,13 @@ from django.core.management import call_command
 
 from llmruns.models import LLMModel, ModelProfile
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("instrument")]
 
 
 def test_the_command_publishes_the_three_reference_profiles(capsys):
     call_command("load_reference_profiles")
     assert ModelProfile.objects.filter(source="import").count() == 3
+    assert ModelProfile.objects.get(model__slug="anthropic/claude-sonnet-4.6").runs == 3
     assert "3 reference profile(s) published" in capsys.readouterr().out
 
 

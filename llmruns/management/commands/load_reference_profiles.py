@@ -6,18 +6,19 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from llmruns.services import REFERENCE_PROFILES, model_profile_import_reference_file
+from llmruns.services import REFERENCE_RUNS, reference_profiles_publish
 
 
 class Command(BaseCommand):
     help = (
-        "Publish the model profiles computed by the original VirtueMap run-suite, so a fresh install can "
-        "compare people with language models. Profiles entered in admin or published by a suite are kept."
+        "Import the raw records of the original VirtueMap run-suite and publish the profiles computed from them, "
+        "so a fresh install can compare people with language models. Profiles entered in admin or published by "
+        "a suite are kept."
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--file", type=Path, default=REFERENCE_PROFILES)
+        parser.add_argument("--file", type=Path, default=REFERENCE_RUNS, help="Raw run records (JSON lines).")
 
     def handle(self, *args, file: Path, **options) -> None:
-        written = model_profile_import_reference_file(path=file)
+        written = reference_profiles_publish(path=file)
         self.stdout.write(f"{len(written)} reference profile(s) published.")
