@@ -11,6 +11,7 @@ from llmruns import selectors
 from llmruns.forms import model_profile_form_class
 from llmruns.models import ItemResponse, LLMModel, ModelProfile, QuestionnaireRun, Suite
 from llmruns.services import suite_cancel, suite_publish, suite_resume, suite_start
+from virtuemap_site.admin_mixins import AuditTrailAdminMixin
 
 
 @admin.register(LLMModel)
@@ -175,7 +176,7 @@ class SuiteAdmin(admin.ModelAdmin):
 
 
 @admin.register(ItemResponse)
-class ItemResponseAdmin(admin.ModelAdmin):
+class ItemResponseAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     """Read-only: item responses are results, kept verbatim."""
 
     list_display = ["id", "suite_display", "run_index", "dilemma", "status", "valid", "attempt_count", "constrained"]
@@ -203,15 +204,6 @@ class ItemResponseAdmin(admin.ModelAdmin):
         "claimed_at",
         "completed_at",
     ]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
     @admin.display(description="suite")
     def suite_display(self, item: ItemResponse) -> int:

@@ -23,6 +23,7 @@ from surveys.models import (
     Respondent,
     Virtue,
 )
+from virtuemap_site.admin_mixins import AuditTrailAdminMixin, ViewOnlyAdminMixin
 from virtuemap_site.errors import ApplicationError
 
 
@@ -55,7 +56,7 @@ class DecisionReasonForm(forms.Form):
     )
 
 
-class KeyDecisionInline(admin.TabularInline):
+class KeyDecisionInline(ViewOnlyAdminMixin, admin.TabularInline):
     """The candidate's audit trail, read-only: who or what decided, when, why, and on what evidence."""
 
     model = KeyDecision
@@ -77,12 +78,6 @@ class KeyDecisionInline(admin.TabularInline):
         "related_candidate",
     ]
     readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(KeyCandidate)
@@ -238,25 +233,16 @@ class KeyCandidateAdmin(admin.ModelAdmin):
 
 
 @admin.register(KeyDecision)
-class KeyDecisionAdmin(admin.ModelAdmin):
+class KeyDecisionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     """The audit trail, read-only for everyone."""
 
     list_display = ["created_at", "candidate", "action", "automatic", "decided_by_username", "reason"]
     list_filter = ["action", "automatic"]
     list_select_related = ["candidate"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Respondent)
-class RespondentAdmin(admin.ModelAdmin):
+class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
     """Respondents without personal data (there is none to show); deleting one withdraws them properly."""
 
     list_display = [
@@ -285,12 +271,6 @@ class RespondentAdmin(admin.ModelAdmin):
     @admin.display(description="responses", ordering="n_responses")
     def response_count(self, respondent: Respondent) -> int:
         return respondent.n_responses
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
         actions = super().get_actions(request, action_location=action_location)
@@ -324,14 +304,8 @@ class ConsentTextAdmin(admin.ModelAdmin):
 
 
 @admin.register(ProfilingSubmission)
-class ProfilingSubmissionAdmin(admin.ModelAdmin):
+class ProfilingSubmissionAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
     """Read-only: the answers are the respondent's; only withdrawal (deleting the respondent) changes them."""
 
     list_display = ["respondent", "answered_count", "created_at", "updated_at"]
     readonly_fields = ["respondent", "rankings", "scores", "keys_used", "created_at", "updated_at"]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
