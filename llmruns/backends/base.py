@@ -66,6 +66,13 @@ class Backend:
     def __init__(self, config: BackendConfig) -> None:
         self.config = config
 
+    def sampling_params(self, seed: int | None) -> dict[str, Any]:
+        """Return the request parameters every backend sends: temperature, max tokens, and the seed if given."""
+        params: dict[str, Any] = {"temperature": self.config.temperature, "max_tokens": self.config.max_tokens}
+        if seed is not None:
+            params["seed"] = seed
+        return params
+
     def complete(
         self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
     ) -> Completion:

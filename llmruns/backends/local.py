@@ -92,9 +92,7 @@ class LocalBackend(Backend):
         self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
     ) -> Completion:
         config = self.config
-        params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
-        if seed is not None:
-            params["seed"] = seed
+        params = self.sampling_params(seed)
         constrained = False
         if config.constrain_to_rankings:
             # A grammar whose language is exactly the 120 answers: every output parses as a permutation.

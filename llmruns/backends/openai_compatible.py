@@ -77,9 +77,7 @@ class OpenAICompatibleBackend(Backend):
         self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
     ) -> Completion:
         config = self.config
-        params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
-        if seed is not None:
-            params["seed"] = seed
+        params = self.sampling_params(seed)
         constrained = False
         if config.json_output and schema is not None:
             if config.structured_output == "json_object":
