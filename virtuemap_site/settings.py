@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "surveys",
     "llmruns",
+    "transitivity",
 ]
 
 MIDDLEWARE = [

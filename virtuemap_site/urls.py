@@ -34,6 +34,7 @@ api_v1 = [
     # Model slugs contain a slash (openai/gpt-5).
     path("models/<model_slug:slug>/", llmruns_api.ModelDetailApi.as_view(), name="api-model-detail"),
     path("profiles/score/", survey_api.ProfileScoreApi.as_view(), name="api-profile-score"),
+    path("transitivity/", include("transitivity.api_urls")),
 ]
 
 urlpatterns = [
@@ -46,6 +47,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/study/", include("surveys.api_urls")),
     path("study/", include("surveys.urls")),
+    path("transitivity/", include("transitivity.urls")),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
