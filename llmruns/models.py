@@ -7,6 +7,7 @@ writes the model's `ModelProfile`; until then a researcher can enter a profile i
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -26,10 +27,18 @@ class LLMModel(models.Model):
     provider = models.CharField(max_length=32, choices=Provider.choices, default=Provider.OPENAI_COMPATIBLE)
     base_url = models.URLField(default="https://openrouter.ai/api/v1", blank=True)
     model_id = models.CharField(max_length=255, help_text="The provider's model name.")
+    # The variable's NAME only: keys live in the environment, never in the database. The pattern turns away a key
+    # pasted here by mistake (keys carry dashes, dots or other characters a variable name cannot have).
     api_key_env = models.CharField(
         "API key variable",
         max_length=64,
         blank=True,
+        validators=[
+            RegexValidator(
+                r"^[A-Za-z_][A-Za-z0-9_]*$",
+                "Give the name of an environment variable (letters, digits, _), not the key itself.",
+            )
+        ],
         help_text="Name of the environment variable that holds the API key, e.g. OPENROUTER_API_KEY.",
     )
     temperature = models.FloatField(default=0.7)

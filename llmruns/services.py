@@ -31,6 +31,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.views.decorators.debug import sensitive_variables
 
 from llmruns import selectors
 from llmruns.backends import Backend, BackendConfig, BackendError, backend_for
@@ -43,6 +44,7 @@ from scoring.rankings import RankingError, validate_ranking
 from scoring.stats import StoppingDecision, StopReason
 from scoring.suite import SuiteProfile, suite_stopping_decision
 from surveys.models import Dilemma, Instrument
+from virtuemap_site.log_filters import redact_secrets
 
 logger = logging.getLogger(__name__)
 
@@ -177,6 +179,7 @@ def suite_execute(
                 return _suite_end(suite, status, str(decision.reason), _stop_detail(profile, decision.reason))
 
 
+@sensitive_variables("api_key")
 def suite_backend_config(*, suite: Suite) -> BackendConfig:
     """Return the backend configuration from the suite's stored request parameters and the model's API key.
 
@@ -363,10 +366,13 @@ def _item_work(backend: Any, item: ItemResponse, max_attempts: int, seed: int, o
     except Exception as error:
         # A bug or an unexpected client error must end the suite with its message, not leave it RUNNING.
         logger.exception("item %s failed unexpectedly", item.pk)
+        # Stored text never carries a secret, whatever the client library put into its message.
         return ItemOutcome(
-            attempts=[{"attempt": None, "status": "provider_error", "raw_text": "", "detail": repr(error)}],
+            attempts=[
+                {"attempt": None, "status": "provider_error", "raw_text": "", "detail": redact_secrets(repr(error))}
+            ],
             attempt_count=0,
-            error=f"{type(error).__name__}: {error}",
+            error=redact_secrets(f"{type(error).__name__}: {error}"),
             error_permanent=True,
         )
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -8,7 +10,11 @@ from django.db.models import Count
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from knox import admin as knox_admin
+from knox.models import AuthToken
+from knox.settings import knox_settings
 
 from scoring.promotion import wilson_interval
 from surveys import exports, selectors, services
@@ -241,6 +247,24 @@ class KeyDecisionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     list_select_related = ["candidate"]
 
 
+class SuspicionFilter(admin.SimpleListFilter):
+    title = "suspicion"
+    parameter_name = "suspicion"
+
+    def lookups(self, request, model_admin):
+        return [("any", "Any sign of automation"), *Respondent.Suspicion.choices, ("none", "None")]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value == "any":
+            return queryset.exclude(suspicion="")
+        if value == "none":
+            return queryset.filter(suspicion="")
+        if value in Respondent.Suspicion.values:
+            return queryset.filter(suspicion__contains=value)
+        return queryset
+
+
 @admin.register(Respondent)
 class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
     """Respondents without personal data (there is none to show); deleting one withdraws them properly."""
@@ -258,10 +282,11 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
         "native_language",
         "flagged",
         "attention_checks_failed",
+        "suspicion",
         "completed_at",
         "response_count",
     ]
-    list_filter = ["study", "flagged", "panel", "consent_version"]
+    list_filter = ["study", "flagged", SuspicionFilter, "panel", "consent_version"]
     exclude = ["panel_id_hash", "token_hash"]
     actions = ["withdraw"]
 
@@ -309,3 +334,35 @@ class ProfilingSubmissionAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
     list_display = ["respondent", "answered_count", "created_at", "updated_at"]
     readonly_fields = ["respondent", "rankings", "scores", "keys_used", "created_at", "updated_at"]
+
+
+# --- Staff API tokens (django-rest-knox) -------------------------------------------------------------------------
+# knox's own admin would accept a token without an expiry (valid for ever); ours insists on one.
+
+
+class ExpiringAuthTokenCreateForm(knox_admin.AuthTokenCreateForm):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["expiry"].required = True
+        self.fields["expiry"].initial = timezone.now() + knox_settings.TOKEN_TTL
+        self.fields["expiry"].help_text = "Required, at most a year ahead. The token is shown once after saving."
+
+    def clean_expiry(self):
+        expiry = self.cleaned_data["expiry"]
+        if not timezone.now() < expiry <= timezone.now() + timedelta(days=365):
+            raise forms.ValidationError("Choose a time in the next 365 days.")
+        return expiry
+
+    def clean_user(self):
+        user = self.cleaned_data["user"]
+        if not (user.is_active and user.is_staff):
+            raise forms.ValidationError("API tokens are for active staff users.")
+        return user
+
+
+admin.site.unregister(AuthToken)
+
+
+@admin.register(AuthToken)
+class ExpiringAuthTokenAdmin(knox_admin.AuthTokenAdmin):
+    add_form = ExpiringAuthTokenCreateForm

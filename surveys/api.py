@@ -29,7 +29,8 @@ from rest_framework.views import APIView
 from scoring import OPTIONS
 from surveys import selectors, services
 from surveys.models import Assignment, Respondent, Study
-from virtuemap_site.api import ConditionalGetMixin, ErrorSerializer, error_responses
+from virtuemap_site.abuse import ConsentRateThrottle, SubmitRateThrottle
+from virtuemap_site.api import AnonymousPostThrottle, ConditionalGetMixin, ErrorSerializer, error_responses
 from virtuemap_site.errors import ApplicationError
 
 STUDY = Study.VALIDATION
@@ -78,8 +79,10 @@ class HasRespondentToken(permissions.BasePermission):
 
 
 class RespondentApiView(APIView):
+    # The respondent token, never cookies: no session, so no cross-site request can act as a respondent.
     authentication_classes = [RespondentTokenAuthentication]
     permission_classes = [HasRespondentToken]
+    throttle_classes = [AnonymousPostThrottle, SubmitRateThrottle]
 
     def permission_denied(self, request, message=None, code=None):
         # Without a token DRF would say "Authentication credentials were not provided"; name the header.
@@ -89,6 +92,7 @@ class RespondentApiView(APIView):
 class ConsentApi(APIView):
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
+    throttle_classes = [AnonymousPostThrottle, ConsentRateThrottle]
 
     @extend_schema_serializer(component_name="ConsentText")
     class OutputSerializer(serializers.Serializer):

@@ -29,6 +29,12 @@ RESPONSES_CODEBOOK: list[tuple[str, str]] = [
     ("education", "Optional: secondary, vocational, undergraduate, postgraduate; empty = not answered."),
     ("native_language", "Optional: english or other; empty = not answered."),
     ("flagged", "1 if the respondent failed an attention check: the answer is kept but excluded from N and Y."),
+    (
+        "suspicion",
+        "Signs that the consent was automated, comma-separated: honeypot (filled the field people never see), "
+        "too_fast (consented sooner than STUDY_CONSENT_MIN_SECONDS after the page was shown), no_form_time (consent "
+        "not sent from our form); empty = none. The answer still counts; decide in the analysis.",
+    ),
 ]
 
 KEYS_CODEBOOK: list[tuple[str, str]] = [
@@ -87,6 +93,7 @@ def responses_csv() -> str:
                 respondent.education,
                 respondent.native_language,
                 int(respondent.flagged),
+                respondent.suspicion,
             ]
         )
     return _csv([column for column, _ in RESPONSES_CODEBOOK], rows)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django import forms
+from django.conf import settings
+from django.core import signing
 
 from scoring.rankings import OPTIONS, RankingError, ranking_from_positions, validate_ranking
 from surveys.models import Respondent
@@ -65,16 +68,63 @@ class RankingForm(forms.Form):
         ]
 
 
+FORM_TIME_SALT = "surveys.consent.form_time"
+
+
+def form_time_token(now: float | None = None) -> str:
+    """A signed record of when the consent page was shown, sent back with the form."""
+    return signing.dumps(time.time() if now is None else now, salt=FORM_TIME_SALT)
+
+
+def form_time_read(token: str | None) -> float | None:
+    """The display time inside a `form_time_token`, or None when it is missing or was not signed by us."""
+    try:
+        shown_at = signing.loads(token or "", salt=FORM_TIME_SALT)
+    except signing.BadSignature:
+        return None
+    return float(shown_at) if isinstance(shown_at, int | float) else None
+
+
 class ConsentForm(forms.Form):
     """The explicit consent checkbox; panel IDs ride along as hidden fields until consent is given, so
-    nothing about the person is stored before it."""
+    nothing about the person is stored before it.
+
+    Two cheap signs of automation ride along too: a honeypot field that people never see (hidden by the
+    stylesheet, not by `type=hidden`, which bots skip) and the signed time the page was shown. Either only
+    flags the respondent (`suspicion()`); nobody is turned away for it.
+    """
+
+    HONEYPOT = "contact_note"
 
     agree = forms.BooleanField(required=False, label="I have read the information above and I agree to take part.")
     PROLIFIC_PID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
     pid = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
+    contact_note = forms.CharField(
+        required=False,
+        max_length=1000,
+        label="Leave this field empty",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "tabindex": "-1"}),
+    )
+    form_time = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["form_time"].initial = form_time_token()
 
     def panel(self) -> dict[str, str]:
         return {name: self.cleaned_data[name] for name in ("PROLIFIC_PID", "pid") if self.cleaned_data.get(name)}
+
+    def suspicion(self, now: float | None = None) -> list[str]:
+        """`Respondent.Suspicion` codes for this (valid) submission: honeypot filled, too fast, or unsigned."""
+        reasons = []
+        if self.cleaned_data.get(self.HONEYPOT):
+            reasons.append(Respondent.Suspicion.HONEYPOT)
+        shown_at = form_time_read(self.cleaned_data.get("form_time"))
+        if shown_at is None:
+            reasons.append(Respondent.Suspicion.NO_FORM_TIME)
+        elif (time.time() if now is None else now) - shown_at < settings.STUDY_CONSENT_MIN_SECONDS:
+            reasons.append(Respondent.Suspicion.TOO_FAST)
+        return reasons
 
 
 def _band_field(label: str, choices) -> forms.ChoiceField:

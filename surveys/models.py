@@ -246,6 +246,12 @@ class Respondent(models.Model):
         ENGLISH = "english", "English"
         OTHER = "other", "Another language"
 
+    class Suspicion(models.TextChoices):
+        # Signs of an automated consent (see virtuemap_site/abuse.py and README "Security"); flagged, never dropped.
+        HONEYPOT = "honeypot", "Filled in the hidden field people never see"
+        TOO_FAST = "too_fast", "Consented sooner after the page was shown than STUDY_CONSENT_MIN_SECONDS"
+        NO_FORM_TIME = "no_form_time", "Consent sent without the page's signed display time (not from our form)"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     study = models.CharField(max_length=16, choices=Study.choices)
     consent_text = models.ForeignKey(ConsentText, on_delete=models.PROTECT, related_name="respondents")
@@ -263,6 +269,12 @@ class Respondent(models.Model):
     native_language = models.CharField(max_length=16, choices=NativeLanguage.choices, blank=True)
     attention_checks_failed = models.PositiveSmallIntegerField(default=0)
     flagged = models.BooleanField(default=False, help_text="Failed an attention check; excluded from N and Y.")
+    suspicion = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Why this consent looks automated: comma-separated codes (honeypot, too_fast, no_form_time); "
+        "empty = nothing suspicious. The respondent continues normally and still counts; researchers decide.",
+    )
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

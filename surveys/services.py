@@ -10,7 +10,7 @@ import random
 import re
 import secrets
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -234,14 +234,24 @@ def consent_text_install_defaults() -> list[ConsentText]:
 
 @transaction.atomic
 def respondent_consent(
-    *, study: str, consent_version: str, accept: bool, panel: Mapping[str, Any] | None = None
+    *,
+    study: str,
+    consent_version: str,
+    accept: bool,
+    panel: Mapping[str, Any] | None = None,
+    suspicion: Sequence[str] = (),
 ) -> ConsentOutcome:
     """Record consent to the current consent text of `study` and return the respondent with a new token.
 
     Nothing is stored unless `accept` is true and `consent_version` is the current version. A panel
     arrival is kept only as `panel_id_hash`; a panel ID that already finished this study is refused (409),
-    one that started and did not finish resumes the same respondent with a new token.
+    one that started and did not finish resumes the same respondent with a new token. `suspicion` codes
+    (`Respondent.Suspicion`) are recorded on the respondent (added to earlier ones on a resume); a suspicious
+    respondent is otherwise treated like any other.
     """
+    unknown = set(suspicion) - set(Respondent.Suspicion.values)
+    if unknown:
+        raise ValueError(f"unknown suspicion code(s): {sorted(unknown)}")
     arrival = panel_arrival_from_params(panel or {})
     if accept is not True:
         extra = {"completion_code": completion_code_for(outcome="no_consent")} if arrival else {}
@@ -258,7 +268,7 @@ def respondent_consent(
     token = secrets.token_urlsafe(32)
     hashed_panel_id = panel_id_hash(arrival.panel_id) if arrival else None
     if hashed_panel_id:
-        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token)
+        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token, suspicion=suspicion)
         if resumed:
             return ConsentOutcome(respondent=resumed, token=token, resumed=True)
     try:
@@ -273,23 +283,33 @@ def respondent_consent(
                 panel=arrival.panel if arrival else Respondent.Panel.NONE,
                 panel_id_hash=hashed_panel_id,
                 token_hash=token_hash(token),
+                suspicion=_suspicion_text(suspicion),
             )
     except IntegrityError:
-        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token)
+        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token, suspicion=suspicion)
         if resumed is None:
             raise
         return ConsentOutcome(respondent=resumed, token=token, resumed=True)
     return ConsentOutcome(respondent=respondent, token=token, resumed=False)
 
 
-def _respondent_resume(*, study: str, hashed_panel_id: str | None, token: str) -> Respondent | None:
+def _suspicion_text(codes: Iterable[str]) -> str:
+    """Suspicion codes as stored: unique, in the order of `Respondent.Suspicion`, comma-separated."""
+    chosen = set(codes)
+    return ",".join(code for code in Respondent.Suspicion.values if code in chosen)
+
+
+def _respondent_resume(
+    *, study: str, hashed_panel_id: str | None, token: str, suspicion: Sequence[str] = ()
+) -> Respondent | None:
     respondent = Respondent.objects.select_for_update().filter(study=study, panel_id_hash=hashed_panel_id).first()
     if respondent is None:
         return None
     if respondent.is_complete:
         raise ApplicationError("This panel ID has already taken part in this study.", {}, status=409)
     respondent.token_hash = token_hash(token)
-    respondent.save(update_fields=["token_hash"])
+    respondent.suspicion = _suspicion_text([*filter(None, respondent.suspicion.split(",")), *suspicion])
+    respondent.save(update_fields=["token_hash", "suspicion"])
     return respondent
 
 

@@ -17,7 +17,11 @@ from surveys import forms, selectors, services
 from surveys.charts import RadarSeries, radar_chart
 from surveys.forms import RankingForm
 from surveys.models import Assignment, Respondent, Study
+from virtuemap_site.abuse import rate_limited
 from virtuemap_site.errors import ApplicationError
+
+consent_rate_limited = rate_limited("consent", "STUDY_CONSENT_RATE")
+submit_rate_limited = rate_limited("submit", "STUDY_SUBMIT_RATE")
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -70,6 +74,7 @@ def study_landing(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@consent_rate_limited
 def study_consent(request: HttpRequest) -> HttpResponse:
     text = selectors.consent_text_current(study=Study.VALIDATION)
     if text is None:
@@ -91,7 +96,11 @@ def study_consent(request: HttpRequest) -> HttpResponse:
         else:
             try:
                 outcome = services.respondent_consent(
-                    study=Study.VALIDATION, consent_version=text.version, accept=True, panel=panel
+                    study=Study.VALIDATION,
+                    consent_version=text.version,
+                    accept=True,
+                    panel=panel,
+                    suspicion=form.suspicion(),
                 )
             except ApplicationError as error:
                 form.add_error(None, error.message)
@@ -103,6 +112,7 @@ def study_consent(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@submit_rate_limited
 def study_demographics(request: HttpRequest) -> HttpResponse:
     respondent = _session_respondent(request)
     if respondent is None:
@@ -122,6 +132,7 @@ def study_demographics(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@submit_rate_limited
 def study_item(request: HttpRequest) -> HttpResponse:
     respondent = _session_respondent(request)
     if respondent is None:
@@ -290,6 +301,7 @@ def _profiling_respondent(request: HttpRequest) -> Respondent | None:
 
 
 @require_http_methods(["GET", "POST"])
+@consent_rate_limited
 def profile_start(request: HttpRequest) -> HttpResponse:
     """The questionnaire's first page: what it is, and the choice to consent to research use or not.
 
@@ -311,7 +323,11 @@ def profile_start(request: HttpRequest) -> HttpResponse:
         elif form.is_valid():
             try:
                 outcome = services.respondent_consent(
-                    study=Study.PROFILING, consent_version=text.version, accept=True, panel=form.panel()
+                    study=Study.PROFILING,
+                    consent_version=text.version,
+                    accept=True,
+                    panel=form.panel(),
+                    suspicion=form.suspicion(),
                 )
             except ApplicationError as error:
                 form.add_error(None, error.message)
@@ -353,6 +369,7 @@ def profile_withdraw(request: HttpRequest) -> HttpResponse:
     return render(request, "surveys/profile_withdraw.html", {"respondent": respondent})
 
 
+@submit_rate_limited
 def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
     dilemmas = list(selectors.dilemma_list_with_options().order_by("position"))
     ids = [dilemma.id for dilemma in dilemmas]

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, quote_etag
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
 from rest_framework import pagination, permissions, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.response import Response
+
+from virtuemap_site.abuse import client_fingerprint
 
 
 class ReadOnlyOrStaff(permissions.BasePermission):
@@ -28,7 +28,8 @@ class ReadOnlyOrStaff(permissions.BasePermission):
 class AnonymousPostThrottle(throttling.AnonRateThrottle):
     """Throttle POSTs of anonymous clients (rate: ``API_ANON_POST_RATE``); reads are never throttled.
 
-    The cache key is a keyed hash of the client address, so not even the throttle's cache holds an IP address.
+    The cache key is a keyed hash of the client address under a rotating key (`virtuemap_site.abuse`), so not
+    even the throttle's cache holds an IP address, nor anything that leads back to one once the key has rotated.
     """
 
     scope = "anon_post"
@@ -39,9 +40,7 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
         return super().allow_request(request, view)
 
     def get_ident(self, request: Request) -> str:
-        # No REMOTE_ADDR (some WSGI callers) is one anonymous client, not an error.
-        address = super().get_ident(request) or ""
-        return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
+        return client_fingerprint(request)
 
 
 class PageNumberPagination(pagination.PageNumberPagination):

@@ -7,12 +7,15 @@ a form error. Nothing else is caught: a bug stays a 500.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.views.debug import SafeExceptionReporterFilter
+
+from virtuemap_site.log_filters import redact_secrets
 
 
 class ApplicationError(Exception):
@@ -71,10 +74,17 @@ IDENTIFYING_META = ("REMOTE_ADDR", "REMOTE_HOST", "HTTP_USER_AGENT", "HTTP_X_FOR
 
 
 class AnonymousExceptionReporterFilter(SafeExceptionReporterFilter):
-    """Django's safe filter, minus client addresses and user agents (respondents must stay anonymous)."""
+    """Django's safe filter, minus client addresses and user agents (respondents must stay anonymous), and with
+    more settings hidden: URLs and broker/cache locations can carry passwords (redis://:password@host)."""
+
+    hidden_settings = re.compile(
+        "API|AUTH|TOKEN|KEY|SECRET|PASS|SIGNATURE|HTTP_COOKIE|CREDENTIAL|PRIVATE|URL|BROKER|LOCATION|DSN|HMAC",
+        flags=re.IGNORECASE,
+    )
 
     def get_safe_request_meta(self, request):
         meta = super().get_safe_request_meta(request)
         for key in IDENTIFYING_META:
             meta.pop(key, None)
-        return meta
+        # runserver copies the process environment into META; a key in a variable of any name is hidden too.
+        return {key: redact_secrets(value) if isinstance(value, str) else value for key, value in meta.items()}

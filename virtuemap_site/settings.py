@@ -8,6 +8,8 @@ See `.env.example` for every variable.
 from __future__ import annotations
 
 import hashlib
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -36,7 +38,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -113,7 +114,8 @@ PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
 # for the browsable API). POSTs from anonymous clients are throttled per (hashed) client address.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # Hashed, expiring staff tokens (django-rest-knox; see Security below), or the admin session.
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["virtuemap_site.api.ReadOnlyOrStaff"],
@@ -226,3 +228,116 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
+
+# ================================================================================================================
+# --- Security -----------------------------------------------------------------------------------------------------
+# Everything that hardens the site, in one place (README "Security" lists the promises and the variables).
+# `python manage.py check --deploy` with production settings (DEBUG=false …) reports no issues; see
+# tests/test_security_settings.py.
+# ================================================================================================================
+from django.utils.csp import CSP  # noqa: E402
+
+# HTTPS. On by default in production: redirect http to https, Secure cookies, HSTS. HTTPS=false is for trying the
+# production settings over plain http on 127.0.0.1 (check --deploy then warns, as it should).
+HTTPS = env.bool("HTTPS", default=not DEBUG)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+# A proxy that terminates TLS tells us the original scheme in this header, e.g. HTTP_X_FORWARDED_PROTO.
+if _proxy_ssl_header := env.str("SECURE_PROXY_SSL_HEADER", default=""):
+    SECURE_PROXY_SSL_HEADER = (_proxy_ssl_header, "https")
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+SECURE_REFERRER_POLICY = "same-origin"  # panel IDs arrive in query strings: never send them to other sites
+X_FRAME_OPTIONS = "DENY"
+# Silenced on purpose: security.W021 asks for SECURE_HSTS_PRELOAD. Joining the browsers' preload list binds the
+# domain and every subdomain to HTTPS for months, even after the list entry is removed: the domain owner's
+# decision, so it is an opt-in (SECURE_HSTS_PRELOAD=true), and check --deploy does not nag about it.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+# Silenced on purpose: axes.W006 asks to lock out by IP address too. That would store client addresses, which this
+# project never does; failures are counted per username whatever the address, so rotating addresses, user agents
+# or cookies does not get round the limit of 5 (guessing across many usernames is a separate attack, slowed by the
+# per-username limit and strong staff passwords).
+SILENCED_SYSTEM_CHECKS += ["axes.W006"]
+
+# Content Security Policy (Django's own middleware). No inline script, no eval, no plugins, no framing; forms post
+# only to this site. Nonces exist for the few inline <style>/<script> elements Django's admin renders with
+# {% csp_nonce_attr %}; none of our templates needs one. /api/docs/ (Swagger UI) also gets data: images for its
+# icons (virtuemap_site/urls.py).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+)
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("django.template.context_processors.csp")
+
+# Admin: its path (ADMIN_PATH, default "admin/") and a lockout after failed logins (django-axes). Attempts are
+# counted per username only: axes is given no client address or user agent (virtuemap_site/security.py), so the
+# attempt rows and axes' log lines hold neither. The price: someone who knows a staff username can lock it for
+# ADMIN_LOCKOUT_MINUTES; `python manage.py axes_reset_username NAME` lifts it.
+ADMIN_PATH = env.str("ADMIN_PATH", default="admin/").strip("/") + "/"
+INSTALLED_APPS += ["axes", "knox"]
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+MIDDLEWARE += ["virtuemap_site.security.AnonymousAxesMiddleware", "axes.middleware.AxesMiddleware"]
+AXES_FAILURE_LIMIT = env.int("ADMIN_LOGIN_FAILURE_LIMIT", default=5)
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("ADMIN_LOCKOUT_MINUTES", default=60))
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "virtuemap_site.security.no_client_address"
+AXES_DISABLE_ACCESS_LOG = True  # successful logins need no record here; Django's last_login has it
+AXES_SENSITIVE_PARAMETERS = ["username", "password", "ip_address"]
+
+# Staff API tokens (django-rest-knox): only a SHA-512 digest is stored; each token expires. Created with
+# `python manage.py api_token_create USERNAME` or in admin (Knox → Auth tokens), shown once.
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=env.int("API_TOKEN_TTL_DAYS", default=30)),
+    "AUTO_REFRESH": False,
+    "TOKEN_LIMIT_PER_USER": None,
+}
+
+# Anonymous abuse of the studies (virtuemap_site/abuse.py): per-client rate limits on consenting and on submitting
+# answers (pages and the study API), keyed on an HMAC of the client address under a key that lives only in the
+# cache and rotates; "off" disables a limit. The consent form's honeypot and minimum time only flag a respondent.
+STUDY_CONSENT_RATE = env.str("STUDY_CONSENT_RATE", default="30/hour")
+STUDY_SUBMIT_RATE = env.str("STUDY_SUBMIT_RATE", default="60/minute")
+STUDY_CONSENT_MIN_SECONDS = env.float("STUDY_CONSENT_MIN_SECONDS", default=5.0)
+ABUSE_KEY_ROTATION_SECONDS = env.int("ABUSE_KEY_ROTATION_SECONDS", default=86_400)
+
+# Secrets come from the environment only. Error reports hide settings whose names say secret (Django's list plus
+# URLs and broker/cache locations, which can carry passwords); logs pass through a filter that removes client
+# addresses, panel IDs in query strings and the values of secret variables (virtuemap_site/log_filters.py).
+LOGGING["filters"] = {
+    "anonymous": {"()": "virtuemap_site.log_filters.AnonymousLogFilter"},
+    "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+}
+LOGGING["handlers"]["console"]["filters"] = ["anonymous"]
+LOGGING["handlers"]["mail_admins"] = {
+    "class": "django.utils.log.AdminEmailHandler",
+    "filters": ["require_debug_false", "anonymous"],
+    "level": "ERROR",
+}
+# Django's default logging gives "django" and "django.server" (runserver's request lines, query strings included)
+# handlers of their own, without the filter; these replace them.
+LOGGING["loggers"] = {
+    "django": {"handlers": ["console", "mail_admins"], "level": "INFO", "propagate": False},
+    "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+}
+# Celery workers keep this logging (and its filter) instead of installing their own root handlers.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+for _name in ("STUDY_CONSENT_RATE", "STUDY_SUBMIT_RATE"):
+    if not re.fullmatch(r"(?i)\s*(off|none|)\s*|\s*[1-9]\d*/(s|m|h|d)\w*\s*", globals()[_name]):
+        raise ValueError(f"{_name} must be a rate like 30/hour, 60/minute, or off")
+if ABUSE_KEY_ROTATION_SECONDS < 60:
+    raise ValueError("ABUSE_KEY_ROTATION_SECONDS must be at least 60")

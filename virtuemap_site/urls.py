@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, register_converter
+from django.utils.csp import CSP
+from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from llmruns import api as llmruns_api
@@ -44,12 +47,19 @@ urlpatterns = [
     path("profile/results/", survey_views.profile_results, name="profile-results"),
     path("profile/withdraw/", survey_views.profile_withdraw, name="profile-withdraw"),
     path("models/", llmruns_views.gallery, name="model-gallery"),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_PATH, admin.site.urls),
     path("api/v1/study/", include("surveys.api_urls")),
     path("study/", include("surveys.urls")),
     path("transitivity/", include("transitivity.urls")),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # Swagger UI's stylesheet draws its icons as data: SVG images; only this page allows them.
+    path(
+        "api/docs/",
+        csp_override({**settings.SECURE_CSP, "img-src": [CSP.SELF, "data:"]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api_docs.html")
+        ),
+        name="api-docs",
+    ),
 ]

@@ -16,6 +16,7 @@ import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, Message
+from virtuemap_site.log_filters import redact_secrets, register_secret
 
 # llama.cpp servers and vLLM ignore an API key, but the client insists on one.
 PLACEHOLDER_API_KEY = "not-needed"
@@ -66,6 +67,8 @@ class OpenAICompatibleBackend(Backend):
 
     def __init__(self, config: BackendConfig) -> None:
         super().__init__(config)
+        # Whatever the variable is called, its value is now kept out of every log line and stored error text.
+        register_secret(config.api_key)
         self.client = openai.OpenAI(
             base_url=config.base_url or None,
             api_key=config.api_key or PLACEHOLDER_API_KEY,
@@ -150,14 +153,18 @@ class OpenAICompatibleBackend(Backend):
                         extra_body=extra or None,
                     )
                     return response, attempt.retry_state.attempt_number - 1
+        # Providers may quote the key in their error text ("Incorrect API key provided: sk-…"); it is stored.
         except openai.APIStatusError as error:
             raise BackendError(
-                f"HTTP {error.status_code} from {config.base_url}: {error.message}", permanent=not is_transient(error)
+                redact_secrets(f"HTTP {error.status_code} from {config.base_url}: {error.message}"),
+                permanent=not is_transient(error),
             ) from error
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
-            raise BackendError(f"{type(error).__name__} talking to {config.base_url}: {error}") from error
+            raise BackendError(
+                redact_secrets(f"{type(error).__name__} talking to {config.base_url}: {error}")
+            ) from error
         except openai.OpenAIError as error:
-            raise BackendError(f"{type(error).__name__}: {error}", permanent=True) from error
+            raise BackendError(redact_secrets(f"{type(error).__name__}: {error}"), permanent=True) from error
         raise AssertionError("unreachable: tenacity either returns or re-raises")
 
 

@@ -88,10 +88,10 @@ def test_anonymous_clients_cannot_write(api_client, instrument):
 
 
 def test_staff_authenticate_with_a_token(api_client, instrument, admin_user):
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
-    token = Token.objects.create(user=admin_user)
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, token = AuthToken.objects.create(user=admin_user)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     # The read endpoints have no write operation: a staff user gets past permissions to "method not allowed".
     assert api_client.post("/api/v1/keys/", {}, format="json").status_code == 405
 

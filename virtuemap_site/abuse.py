@@ -1,0 +1,140 @@
+"""Rate limits for anonymous clients, keyed on a value that is never stored.
+
+A client is known to the limiter only as HMAC-SHA256(client address) under a random key that lives in the cache
+alone and is replaced every `ABUSE_KEY_ROTATION_SECONDS`; once a key has expired, nobody (not even someone who
+reads the cache and knows SECRET_KEY) can tell which address a counter belonged to. Counters are fixed windows
+in the cache (shared between web processes when CACHE_URL points at Redis). Nothing reaches the database or logs.
+
+Rates are strings like DRF's: "30/hour", "60/minute", "5/second", "100/day"; "off" (or empty) disables a limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from rest_framework.throttling import BaseThrottle
+
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+@dataclass(frozen=True)
+class Rate:
+    requests: int
+    seconds: int
+
+
+def parse_rate(text: str | None) -> Rate | None:
+    """Return the rate "N/period" as a `Rate`, or None for "off"/empty. Raises ValueError on anything else."""
+    text = (text or "").strip().lower()
+    if text in ("", "off", "none"):
+        return None
+    count, _, period = text.partition("/")
+    if not count.isdigit() or int(count) < 1 or period[:1] not in PERIODS:
+        raise ValueError(f"{text!r} is not a rate like '30/hour' or 'off'")
+    return Rate(requests=int(count), seconds=PERIODS[period[0]])
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client address as DRF's throttles see it (honours API_NUM_PROXIES); only ever hashed, never kept."""
+    return BaseThrottle().get_ident(request) or ""
+
+
+def _rotating_key(now: float) -> bytes:
+    """The HMAC key of the current period: random, created by whichever process needs it first, cache only."""
+    rotation = settings.ABUSE_KEY_ROTATION_SECONDS
+    name = f"abuse:key:{int(now // rotation)}"
+    fresh = secrets.token_hex(32)
+    # Kept a little longer than its period so that requests at the boundary still find it.
+    cache.add(name, fresh, timeout=rotation + 60)
+    return (cache.get(name) or fresh).encode()
+
+
+def client_fingerprint(request: HttpRequest, now: float | None = None) -> str:
+    """An opaque, rotating stand-in for the client address (hex, 32 characters)."""
+    key = _rotating_key(time.time() if now is None else now)
+    return hmac.new(key, client_address(request).encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _increment(key: str, timeout: int) -> int:
+    if cache.add(key, 1, timeout=timeout):
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=timeout)
+        return 1
+
+
+def rate_limit_wait(request: HttpRequest, *, scope: str, rate: str | None) -> int | None:
+    """Count one request of this client in `scope`; return the seconds to wait if it is over `rate`, else None."""
+    parsed = parse_rate(rate)
+    if parsed is None:
+        return None
+    now = time.time()
+    window = int(now // parsed.seconds)
+    count = _increment(f"abuse:rl:{scope}:{client_fingerprint(request, now)}:{window}", parsed.seconds + 1)
+    if count <= parsed.requests:
+        return None
+    return max(1, math.ceil((window + 1) * parsed.seconds - now))
+
+
+def rate_limited(scope: str, rate_setting: str) -> Callable:
+    """View decorator: POSTs over the rate in `settings.<rate_setting>` get a friendly 429 page, nothing else.
+
+    GETs are never limited, so a limited person can still read the page, withdraw, or come back later.
+    """
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if request.method == "POST":
+                wait = rate_limit_wait(request, scope=scope, rate=getattr(settings, rate_setting))
+                if wait is not None:
+                    response = render(request, "429.html", {"wait_seconds": wait}, status=429)
+                    response["Retry-After"] = str(wait)
+                    return response
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+class ScopedRateThrottle(BaseThrottle):
+    """DRF throttle over `rate_limit_wait`: `scope` names the counter, `rate_setting` the setting with its rate.
+
+    Only unsafe methods count; reading is never limited here.
+    """
+
+    scope = ""
+    rate_setting = ""
+
+    def allow_request(self, request, view) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return True
+        self._wait = rate_limit_wait(request, scope=self.scope, rate=getattr(settings, self.rate_setting))
+        return self._wait is None
+
+    def wait(self) -> float | None:
+        return getattr(self, "_wait", None)
+
+
+class ConsentRateThrottle(ScopedRateThrottle):
+    scope = "consent"
+    rate_setting = "STUDY_CONSENT_RATE"
+
+
+class SubmitRateThrottle(ScopedRateThrottle):
+    scope = "submit"
+    rate_setting = "STUDY_SUBMIT_RATE"
