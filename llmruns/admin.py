@@ -183,6 +183,11 @@ class ItemResponseAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     list_filter = ["status", "valid", "constrained", "run__suite"]
     list_select_related = ["run", "dilemma"]
     exclude = ["attempts", "claim_token"]
+
+    class Media:
+        # A stylesheet, not a style attribute: the Content Security Policy allows no inline styles.
+        css = {"all": ["css/admin.css"]}
+
     readonly_fields = [
         "run",
         "dilemma",
@@ -219,7 +224,7 @@ class ItemResponseAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
             return "—"
         return format_html_join(
             "",
-            '<div><strong>attempt {} — {}</strong> {}<pre style="white-space: pre-wrap">{}</pre></div>',
+            '<div><strong>attempt {} — {}</strong> {}<pre class="raw-text">{}</pre></div>',
             (
                 (
                     attempt.get("attempt") if attempt.get("attempt") is not None else "(provider error)",
