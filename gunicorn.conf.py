@@ -23,7 +23,8 @@ bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 
-accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-")
+# "-" is stdout; "off" turns the access log off (benchmarks).
+accesslog = None if os.environ.get("GUNICORN_ACCESS_LOG") == "off" else os.environ.get("GUNICORN_ACCESS_LOG", "-")
 errorlog = os.environ.get("GUNICORN_ERROR_LOG", "-")
 # time, "METHOD /path PROTOCOL", status, body bytes, milliseconds.
 access_log_format = '%(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms'

@@ -87,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Persistent connections, as a production deployment sets them.
         "CONN_MAX_AGE": "60",
         "DEBUG": "false",
+        "HTTPS": "false",  # plain http on 127.0.0.1: no redirect to https
         "SECRET_KEY": os.environ.get("SECRET_KEY", "benchmark-only-secret-key-not-for-production"),
         "STUDY_PANEL_HMAC_KEY": os.environ.get("STUDY_PANEL_HMAC_KEY", "benchmark-only-panel-key"),
         "PYTHONPATH": str(ROOT),
@@ -101,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             PYTHON,
             "-m",
             "gunicorn",
+            "-c",
+            "gunicorn.conf.py",  # the production logging (anonymous); the access log is off for the measurement
             "virtuemap_site.wsgi:application",
             "--workers",
             str(args.workers),
@@ -110,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "warning",
         ],
         cwd=ROOT,
-        env=env,
+        env={**env, "GUNICORN_ACCESS_LOG": "off"},
     )
     try:
         _wait_until_up(f"{base}/bench/bare/")
