@@ -22,6 +22,9 @@ wsgi_app = "virtuemap_site.wsgi:application"
 bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+# gunicorn 27's control socket is one path per user ($HOME/.gunicorn/gunicorn.ctl): several servers on one machine
+# (tests, benchmarks, make serve) would fight over it, and nothing here uses it.
+control_socket_disable = True
 
 # "-" is stdout; "off" turns the access log off (benchmarks).
 accesslog = None if os.environ.get("GUNICORN_ACCESS_LOG") == "off" else os.environ.get("GUNICORN_ACCESS_LOG", "-")
