@@ -24,7 +24,7 @@ run: $(STAMP)
 
 # The production stack on one machine (gunicorn, Celery worker and beat); needs DATABASE_URL and REDIS_URL.
 serve: $(STAMP)
-	PORT=$(PORT) HOST=$(HOST) scripts/serve
+	PORT=$(PORT) HOST=$(HOST) exec scripts/serve
 
 test: $(STAMP)
 	$(PY) -m pytest

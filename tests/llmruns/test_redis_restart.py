@@ -76,7 +76,7 @@ def _stored(suite: Suite) -> int:
     return ItemResponse.objects.filter(run__suite=suite, status=ItemResponse.Status.DONE).count()
 
 
-def test_a_redis_restart_mid_suite_loses_no_suite_and_no_item(celery_stack, own_redis, capsys):
+def test_a_redis_restart_mid_suite_loses_no_suite_and_no_item(own_redis, celery_stack, capsys):
     instrument_load_file()
     with FakeProvider(delay=0.3) as provider:
         model = LLMModel.objects.create(
