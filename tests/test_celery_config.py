@@ -6,11 +6,12 @@ import ast
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
 from llmruns.checks import longest_hard_time_limit, visibility_timeout_outlasts_tasks
 from llmruns.models import LLMModel, Suite
 from llmruns.services import suite_start
-from virtuemap_site.celery import app
+from virtuemap_site.celery import app, refuse_a_visibility_timeout_within_a_time_limit
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ["surveys", "llmruns", "transitivity", "virtuemap_site"]
@@ -31,6 +32,12 @@ def test_a_visibility_timeout_shorter_than_a_hard_time_limit_fails_the_system_ch
     _with_redis(settings, visibility_timeout=settings.CELERY_TASK_TIME_LIMIT)
     [error] = visibility_timeout_outlasts_tasks()
     assert error.id == "llmruns.E001"
+
+
+def test_a_worker_refuses_to_start_with_such_a_visibility_timeout(settings):
+    _with_redis(settings, visibility_timeout=60)
+    with pytest.raises(ImproperlyConfigured, match="visibility timeout"):
+        refuse_a_visibility_timeout_within_a_time_limit()
 
 
 def test_the_time_limits_leave_room_for_a_slow_llm_request(settings):
