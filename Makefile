@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.requirements-installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint format bench bench-api clean
+.PHONY: run serve test lint format bench bench-api clean
 
 $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -21,6 +21,10 @@ run: $(STAMP)
 	$(PY) manage.py load_instrument
 	$(PY) manage.py load_reference_profiles
 	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# The production stack on one machine (gunicorn, Celery worker and beat); needs DATABASE_URL and REDIS_URL.
+serve: $(STAMP)
+	PORT=$(PORT) HOST=$(HOST) exec scripts/serve
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from virtuemap_site.log_filters import AnonymousLogFilter
 
 wsgi_app = "virtuemap_site.wsgi:application"
-bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
+bind = [f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"]
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 # gunicorn 27's control socket is one path per user ($HOME/.gunicorn/gunicorn.ctl): several servers on one machine

@@ -11,6 +11,7 @@ class LlmrunsConfig(AppConfig):
         from django.db import transaction
         from django.db.models.signals import post_delete, post_save
 
+        from llmruns import checks  # noqa: F401 (registers the system checks)
         from llmruns.models import LLMModel, ModelProfile
         from llmruns.selectors import published_profile_scores_forget
 

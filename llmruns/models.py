@@ -167,6 +167,12 @@ class Suite(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last sign of life: when the suite was queued, or when its worker last reported. A queued or "
+        "running suite silent for longer than LLMRUNS_SUITE_STALL_SECONDS is queued again by celery beat.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

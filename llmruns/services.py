@@ -116,6 +116,7 @@ def suite_start(
         seed=random.SystemRandom().randrange(2**31) if seed is None else seed,
         request_params=suite_request_params(model=model),
         cost_budget=cost_budget,
+        heartbeat_at=timezone.now(),
     )
     if enqueue:
         _enqueue(suite)
@@ -137,14 +138,18 @@ def suite_execute(
 ) -> Suite:
     """Run the suite from its stored state until the stopping rule, a cancel, a pause or a failure.
 
-    Claims the suite with QUEUED/RUNNING → RUNNING (RUNNING too, so that a redelivered task resumes the work
-    of a dead worker); returns the suite untouched when it is in any other state. ``on_progress`` is called
-    after every stored item and after every batch's statistics. ``backend`` replaces the one built from the
-    stored request parameters (for callers that hold a configured backend already).
+    Claims the suite with QUEUED → RUNNING, or RUNNING → RUNNING when its heartbeat is older than
+    LLMRUNS_SUITE_STALL_SECONDS (its worker died; a redelivered task resumes the work), so a duplicate message
+    for a suite that a live worker runs does nothing; returns the suite untouched when it is not claimed.
+    While running, the suite's heartbeat is refreshed every few seconds. ``on_progress`` is called after
+    every stored item and after every batch's statistics. ``backend`` replaces the one built from the stored
+    request parameters (for callers that hold a configured backend already).
     """
     now = timezone.now()
-    claimed = Suite.objects.filter(pk=suite_id, status__in=Suite.ACTIVE_STATUSES).update(
-        status=Suite.Status.RUNNING, stop_reason="", stop_detail=""
+    claimed = (
+        Suite.objects.filter(pk=suite_id)
+        .filter(Q(status=Suite.Status.QUEUED) | (Q(status=Suite.Status.RUNNING) & _stalled(now)))
+        .update(status=Suite.Status.RUNNING, stop_reason="", stop_detail="", heartbeat_at=now)
     )
     suite = Suite.objects.select_related("model", "instrument").get(pk=suite_id)
     if not claimed:
@@ -157,10 +162,12 @@ def suite_execute(
         return _suite_end(suite, Suite.Status.FAILED, PROVIDER_ERROR, error.message)
     limiter = RateLimiter(suite.request_params.get("requests_per_minute", suite.model.requests_per_minute))
     concurrency = max(1, int(suite.request_params.get("concurrency", suite.model.concurrency)))
+    heartbeat = _Heartbeat(suite_id)
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"suite{suite_id}") as pool:
         while True:
+            heartbeat()
             suite_batch_prepare(suite=suite)
-            interrupted = _batch_execute(suite, pool, concurrency, _Paced(backend, limiter), on_progress)
+            interrupted = _batch_execute(suite, pool, concurrency, _Paced(backend, limiter), on_progress, heartbeat)
             suite.refresh_from_db()
             if interrupted or suite.status != Suite.Status.RUNNING:
                 return suite
@@ -263,7 +270,12 @@ def _items_create(suite: Suite, runs: list[QuestionnaireRun]) -> None:
 
 
 def _batch_execute(
-    suite: Suite, pool: ThreadPoolExecutor, concurrency: int, backend: Any, on_progress: ProgressCallback | None
+    suite: Suite,
+    pool: ThreadPoolExecutor,
+    concurrency: int,
+    backend: Any,
+    on_progress: ProgressCallback | None,
+    heartbeat: Callable[[], None],
 ) -> bool:
     """Execute the pending items of the unfinished runs; return True when cancelled or paused meanwhile."""
     lease = timedelta(seconds=settings.LLMRUNS_ITEM_LEASE_SECONDS)
@@ -287,6 +299,7 @@ def _batch_execute(
                 in_flight[work] = (item.pk, token)
 
     while True:
+        heartbeat()
         if not interrupted:
             fill()
         if not in_flight:
@@ -319,6 +332,28 @@ def _batch_execute(
                     finished=False,
                 )
                 interrupted = True
+
+
+class _Heartbeat:
+    """Refreshes a running suite's `heartbeat_at`, at most every sixth of the stall time (and every 10 s)."""
+
+    def __init__(self, suite_id: int) -> None:
+        self.suite_id = suite_id
+        self.every = min(10.0, settings.LLMRUNS_SUITE_STALL_SECONDS / 6)
+        self.last = time.monotonic()
+
+    def __call__(self) -> None:
+        if time.monotonic() - self.last < self.every:
+            return
+        self.last = time.monotonic()
+        Suite.objects.filter(pk=self.suite_id, status=Suite.Status.RUNNING).update(heartbeat_at=timezone.now())
+
+
+def _stalled(now: datetime) -> Q:
+    """Suites silent for longer than the stall time (queued ones whose message is lost, or whose worker died)."""
+    return Q(heartbeat_at__lt=now - timedelta(seconds=settings.LLMRUNS_SUITE_STALL_SECONDS)) | Q(
+        heartbeat_at__isnull=True
+    )
 
 
 def _claimable(lease: timedelta) -> Q:
@@ -527,6 +562,7 @@ def suite_resume(*, suite: Suite, cost_budget: float | None = None, enqueue: boo
             "stop_reason": "",
             "stop_detail": "",
             "finished_at": None,
+            "heartbeat_at": timezone.now(),
         }
         if cost_budget is not None:
             updates["cost_budget"] = cost_budget
@@ -538,6 +574,39 @@ def suite_resume(*, suite: Suite, cost_budget: float | None = None, enqueue: boo
     if enqueue:
         _enqueue(suite)
     return True
+
+
+def suites_stalled_resume() -> list[int]:
+    """Queue again every queued or running suite that has been silent for longer than the stall time; return
+    their ids.
+
+    The suite's state is in the database, so this is how a suite survives a worker killed mid-suite (its
+    message stays unacknowledged in Redis until the visibility timeout, hours later) and a queued message lost
+    with Redis: a RUNNING suite goes back to QUEUED (a worker that is only slow notices and stops starting
+    items) and a message is sent after commit. The heartbeat is set to now, so a suite still waiting behind
+    others in the queue gets one more message per stall time, and a duplicate message does nothing.
+    """
+    now = timezone.now()
+    stalled = Q(status__in=Suite.ACTIVE_STATUSES) & _stalled(now)
+    resumed = []
+    with transaction.atomic():
+        for suite in Suite.objects.select_for_update(skip_locked=True).filter(stalled).order_by("pk"):
+            Suite.objects.filter(pk=suite.pk).update(status=Suite.Status.QUEUED, heartbeat_at=now)
+            logger.warning("suite %s (%s) silent since %s: queued again", suite.pk, suite.status, suite.heartbeat_at)
+            _enqueue(suite)
+            resumed.append(suite.pk)
+    return resumed
+
+
+def suite_requeue(*, suite_id: int) -> bool:
+    """Hand a running suite to a fresh task (its task reached the soft time limit); False if it is not running."""
+    with transaction.atomic():
+        requeued = Suite.objects.filter(pk=suite_id, status=Suite.Status.RUNNING).update(
+            status=Suite.Status.QUEUED, heartbeat_at=timezone.now()
+        )
+        if requeued:
+            _enqueue(Suite(pk=suite_id))
+    return bool(requeued)
 
 
 @transaction.atomic

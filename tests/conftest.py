@@ -65,3 +65,28 @@ def api_client():
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+@pytest.fixture
+def database_url(settings):
+    """The URL of the test database, for processes a test starts (they must see what the test committed)."""
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.postgresql":
+        pytest.skip("needs PostgreSQL (set DATABASE_URL): other processes share the test database")
+    user = database.get("USER") or "postgres"
+    password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""
+    host = f"{database.get('HOST') or '127.0.0.1'}:{database.get('PORT') or 5432}"
+    return f"postgres://{user}{password}@{host}/{database['NAME']}"
+
+
+@pytest.fixture
+def free_port():
+    """A function returning a TCP port on 127.0.0.1 that nothing listens on right now."""
+    import socket
+
+    def pick() -> int:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            return probe.getsockname()[1]
+
+    return pick

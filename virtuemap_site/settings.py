@@ -157,21 +157,37 @@ CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified"]
 
 # --- Celery ---------------------------------------------------------------------------------------------
 # With REDIS_URL set, Redis is the broker and workers run tasks; without it, tasks run in-process at .delay().
+# Tasks are enqueued on commit, take ids and are idempotent (work is claimed in PostgreSQL); a message is
+# acknowledged only when its task ended, and given back when the worker process running it dies.
 REDIS_URL = env.str("REDIS_URL", default="")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
-# An unacknowledged task (its worker died) is handed out again after this many seconds. LLM suites resume
-# from stored items, so a redelivery while the first worker still runs does no harm, only waiting.
+# One queue name per deployment sharing a Redis database (tests use their own).
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
+# Time limits of every task (prefork pool; the solo and threads pools do not enforce them). A suite task runs
+# for hours with a slow model; at the soft limit it hands the suite to a fresh task (llmruns.tasks), so the
+# limit bounds a task, not a suite. The hard limit leaves time for the requests in flight at the soft limit
+# to end (LLMRUNS_REQUEST_TIMEOUT each, with retries).
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=4 * 3600)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=CELERY_TASK_SOFT_TIME_LIMIT + 1800)
+if not 0 < CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT:
+    raise ValueError("need 0 < CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT")
+# Redis hands an unacknowledged message to another worker after the visibility timeout. It must be longer than
+# the longest hard time limit, or a task still running would be started a second time (system check
+# llmruns.E001). A worker that died is noticed much sooner through the suite's heartbeat (LLM run-suite below).
 # How often (seconds) a worker sweeps for such messages: kombu's defaults, lowered only by tests.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=CELERY_TASK_TIME_LIMIT + 3600),
     "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
     "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
 }
+# Where `celery beat` keeps the times of its last runs.
+CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILE", default=str(BASE_DIR / "celerybeat-schedule"))
 
 # --- LLM run-suite ----------------------------------------------------------------------------------------
 # Per request: timeout, and how often a provider error (429, 5xx, timeout) is retried, each wait capped.
@@ -180,6 +196,12 @@ LLMRUNS_PROVIDER_RETRIES = env.int("LLMRUNS_PROVIDER_RETRIES", default=8)
 LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
 # An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
 LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
+# A running suite's worker refreshes its heartbeat every few seconds. A queued or running suite silent for
+# longer than this is queued again by celery beat (checked every LLMRUNS_SUITE_RESUME_INTERVAL seconds).
+LLMRUNS_SUITE_STALL_SECONDS = env.int("LLMRUNS_SUITE_STALL_SECONDS", default=300)
+LLMRUNS_SUITE_RESUME_INTERVAL = env.float("LLMRUNS_SUITE_RESUME_INTERVAL", default=60.0)
+if LLMRUNS_SUITE_STALL_SECONDS < 1 or LLMRUNS_SUITE_RESUME_INTERVAL <= 0:
+    raise ValueError("LLMRUNS_SUITE_STALL_SECONDS must be at least 1 and LLMRUNS_SUITE_RESUME_INTERVAL positive")
 
 # --- Error reports ---------------------------------------------------------------------------------------
 # Error reports (500 pages in DEBUG, mails to ADMINS) leave out client addresses and user agents.
@@ -214,9 +236,16 @@ if STUDY_ATTENTION_CHECKS < 0:
     raise ValueError("STUDY_ATTENTION_CHECKS must be 0 or more")
 if not 0 < float(KEY_MIN_CONFIRMATION) <= 1:
     raise ValueError("KEY_MIN_CONFIRMATION must be in (0, 1]")
-# Celery beat (when one runs): recount N and Y hourly and log any drift, which must never happen.
+# Celery beat: recount N and Y hourly and log any drift, which must never happen; queue again the suites whose
+# worker vanished or whose message was lost.
 CELERY_BEAT_SCHEDULE = {
     "verify-key-counts": {"task": "surveys.tasks.verify_key_counts", "schedule": 3600.0},
+    "resume-stalled-suites": {
+        "task": "llmruns.tasks.resume_stalled_suites",
+        "schedule": LLMRUNS_SUITE_RESUME_INTERVAL,
+        # A check that waited in the queue longer than one interval is superseded by the next one.
+        "options": {"expires": LLMRUNS_SUITE_RESUME_INTERVAL},
+    },
 }
 
 # --- Logging --------------------------------------------------------------------------------------------
