@@ -53,3 +53,6 @@ urlpatterns = [
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+# A database connection error outside a view (a middleware reading the session) is a 503 too, not a 500.
+handler500 = "virtuemap_site.unavailable.server_error"
