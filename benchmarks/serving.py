@@ -59,6 +59,33 @@ def database_create(url: str, *, fresh: bool = False) -> None:
             connection.execute(f'CREATE DATABASE "{name}"')
 
 
+def database_url(settings_dict: dict) -> str:
+    """A postgres:// URL for a Django database settings dict (e.g. the test database's)."""
+    from urllib.parse import quote
+
+    password = settings_dict.get("PASSWORD")
+    user = quote(settings_dict["USER"]) + (f":{quote(password)}" if password else "")
+    host, port = settings_dict.get("HOST") or "127.0.0.1", settings_dict.get("PORT") or 5432
+    return f"postgres://{user}@{host}:{port}/{settings_dict['NAME']}"
+
+
+def database_copy_schema(source_url: str, target_url: str) -> None:
+    """Give the empty database `target_url` the tables of the migrated `source_url` and its migration records,
+    no other rows: what `migrate` would leave, in a second instead of a minute."""
+    dump = ["pg_dump", "--no-owner", "--no-privileges"]
+    schema = subprocess.run([*dump, "--schema-only", source_url], check=True, capture_output=True, text=True)
+    applied = subprocess.run(
+        [*dump, "--data-only", "--table=django_migrations", source_url], check=True, capture_output=True, text=True
+    )
+    subprocess.run(
+        ["psql", "-q", "-v", "ON_ERROR_STOP=1", target_url],
+        input=schema.stdout + applied.stdout,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
 def manage(env: dict[str, str], *commands: Sequence[str]) -> None:
     """Run `manage.py` commands in order (e.g. ["migrate", "--noinput"]) with `env`; raise if one fails."""
     for command in commands:
