@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         wait_until_up(f"{base}/bench/bare/")
         respondents = _locust(args, base, "Respondent", args.duration)
+        _drain(f"{base}/bench/bare/")
         bare = _locust(args, base, "BareEndpoint", args.bare_duration)
     finally:
         process_stop(server)
@@ -153,13 +154,27 @@ def _locust(args: argparse.Namespace, base: str, user_class: str, seconds: int) 
         env = {**os.environ, "LOAD_ACKNOWLEDGED_FILE": str(acknowledged)}
         started = time.monotonic()
         # Exit status 1 means "some requests failed": the statistics say which, so it is not an error here.
-        subprocess.run(command, cwd=ROOT, env=env, timeout=seconds + 120, stdout=subprocess.DEVNULL)
+        run = subprocess.run(command, cwd=ROOT, env=env, timeout=seconds + 120, capture_output=True, text=True)
         elapsed = time.monotonic() - started
+        if not Path(f"{prefix}_stats.csv").exists():
+            raise RuntimeError(f"locust wrote no statistics:\n{run.stdout}\n{run.stderr}")
         with open(f"{prefix}_stats.csv", newline="") as stats:
             rows = {row.name: row for row in map(_row, csv.DictReader(stats))}
         ids = [int(line) for line in acknowledged.read_text().split()] if acknowledged.exists() else []
     # Requests are counted over the whole run, ramp-up included, for both phases alike.
     return Phase(user_class=user_class, seconds=min(elapsed, float(seconds)), rows=rows, acknowledged=ids)
+
+
+def _drain(url: str, timeout: float = 180.0) -> None:
+    """Wait until the server has worked off the requests the stopped users left queued (a bare request answers
+    within 0.5 s again), so the next phase does not pay for the last one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        started = time.monotonic()
+        wait_until_up(url, timeout=timeout)
+        if time.monotonic() - started < 0.5:
+            return
+    raise RuntimeError(f"the server was still busy {timeout} s after the load stopped")
 
 
 def _row(raw: dict[str, str]) -> Row:
@@ -215,7 +230,7 @@ def _report(
     unique = len(set(respondents.acknowledged))
     print(f"answers acknowledged: {unique}; of them stored: {stored}; responses in the database: {answers}")
     print(f"N and Y recount: {(recount.stdout or recount.stderr).strip().splitlines()[-1]}")
-    ratio = respondents.requests_per_second / bare.requests_per_second
+    ratio = respondents.requests_per_second / bare.requests_per_second if bare.total.requests else float("nan")
     print(
         f"throughput: respondent pages {respondents.requests_per_second:.0f} req/s vs bare view "
         f"{bare.requests_per_second:.0f} req/s — ratio {ratio:.2f}"
