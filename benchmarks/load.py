@@ -73,6 +73,7 @@ class Phase:
     seconds: float
     rows: dict[str, Row]
     acknowledged: list[int]
+    exceptions: int
 
     @property
     def total(self) -> Row:
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     stored, answers, recount = _stored(args.database_url, env, respondents.acknowledged)
     _report(args, respondents, bare, stored, answers, recount)
-    errors = respondents.total.failures + bare.total.failures
+    errors = respondents.total.failures + bare.total.failures + respondents.exceptions + bare.exceptions
     missing = len(set(respondents.acknowledged)) - stored
     return 0 if errors == 0 and missing == 0 and recount.returncode == 0 else 1
 
@@ -161,8 +162,13 @@ def _locust(args: argparse.Namespace, base: str, user_class: str, seconds: int) 
         with open(f"{prefix}_stats.csv", newline="") as stats:
             rows = {row.name: row for row in map(_row, csv.DictReader(stats))}
         ids = [int(line) for line in acknowledged.read_text().split()] if acknowledged.exists() else []
+        # An exception inside a user's task is no failed request: locust lists those apart.
+        with open(f"{prefix}_exceptions.csv", newline="") as raised:
+            exceptions = sum(int(row["Count"]) for row in csv.DictReader(raised))
     # Requests are counted over the whole run, ramp-up included, for both phases alike.
-    return Phase(user_class=user_class, seconds=min(elapsed, float(seconds)), rows=rows, acknowledged=ids)
+    return Phase(
+        user_class=user_class, seconds=min(elapsed, float(seconds)), rows=rows, acknowledged=ids, exceptions=exceptions
+    )
 
 
 def _drain(url: str, timeout: float = 180.0) -> None:
@@ -225,6 +231,7 @@ def _report(
             label = f"{phase.user_class}: {row.name}"
             rate = row.requests / phase.seconds
             print(f"{label:<28} {row.requests:>9} {rate:>8.0f} {row.p50_ms:>8.0f} {row.p99_ms:>8.0f} {row.failures:>7}")
+    print(f"exceptions in user tasks: respondents {respondents.exceptions}, bare {bare.exceptions}")
     journeys = respondents.rows.get("thank-you")
     print(f"journeys completed (consent → 10 items → thank-you): {journeys.requests if journeys else 0}")
     unique = len(set(respondents.acknowledged))
