@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.requirements-installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run serve test lint format bench bench-api clean
+.PHONY: run serve test lint format bench bench-api bench-load clean
 
 $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -44,6 +44,11 @@ bench: $(STAMP)
 # gunicorn + wrk on PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/virtuemap_bench).
 bench-api: $(STAMP)
 	$(PY) benchmarks/api.py
+
+# locust: 200 respondents through the study pages for 60 s against gunicorn + PostgreSQL
+# (BENCH_LOAD_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/virtuemap_bench_load, dropped and re-created).
+bench-load: $(STAMP)
+	$(PY) benchmarks/load.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -21,19 +21,24 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PYTHON = sys.executable
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from benchmarks.serving import (
+    database_create,
+    gunicorn_start,
+    manage,
+    process_stop,
+    site_environment,
+    wait_until_up,
+)
+
 TARGET_RATIO = 0.6
 BODY = {
     "rankings": {
@@ -80,43 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("wrk is not installed: apt-get install wrk", file=sys.stderr)
         return 2
 
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
-        "DATABASE_URL": args.database_url,
-        # Persistent connections, as a production deployment sets them.
-        "CONN_MAX_AGE": "60",
-        "DEBUG": "false",
-        "HTTPS": "false",  # plain http on 127.0.0.1: no redirect to https
-        "SECRET_KEY": os.environ.get("SECRET_KEY", "benchmark-only-secret-key-not-for-production"),
-        "STUDY_PANEL_HMAC_KEY": os.environ.get("STUDY_PANEL_HMAC_KEY", "benchmark-only-panel-key"),
-        "PYTHONPATH": str(ROOT),
-    }
-    _create_database(args.database_url)
-    for command in (["migrate", "--noinput"], ["load_instrument"], ["load_reference_profiles"]):
-        subprocess.run([PYTHON, "manage.py", *command], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    env = site_environment(args.database_url, DJANGO_SETTINGS_MODULE="benchmarks.settings")
+    database_create(args.database_url)
+    manage(env, ["migrate", "--noinput"], ["load_instrument"], ["load_reference_profiles"])
 
     base = f"http://127.0.0.1:{args.port}"
-    server = subprocess.Popen(
-        [
-            PYTHON,
-            "-m",
-            "gunicorn",
-            "-c",
-            "gunicorn.conf.py",  # the production logging (anonymous); the access log is off for the measurement
-            "virtuemap_site.wsgi:application",
-            "--workers",
-            str(args.workers),
-            "--bind",
-            f"127.0.0.1:{args.port}",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env={**env, "GUNICORN_ACCESS_LOG": "off"},
-    )
+    server = gunicorn_start(env, port=args.port, workers=args.workers)
     try:
-        _wait_until_up(f"{base}/bench/bare/")
+        wait_until_up(f"{base}/bench/bare/", data=b"{}")
         with tempfile.TemporaryDirectory() as folder:
             script = Path(folder) / "post.lua"
             script.write_text(
@@ -138,11 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     rounds[name].append(_parse(name, _wrk(args, script, base + path, seconds), seconds))
             results = {name: _combined(name, runs) for name, runs in rounds.items()}
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        process_stop(server)
 
     score, drf, bare = results["score"], results["drf-constant"], results["bare"]
     ratio = score.requests_per_second / bare.requests_per_second
@@ -166,27 +138,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     met = ratio >= TARGET_RATIO and score.errors == 0 and bare.errors == 0
     print(f"ratio score/bare: {ratio:.2f} (target ≥ {TARGET_RATIO}, zero errors): {'met' if met else 'NOT met'}")
     return 0 if met else 1
-
-
-def _create_database(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1].split("?", 1)[0]
-    admin_url = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as connection:
-        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            connection.execute(f'CREATE DATABASE "{name}"')
-
-
-def _wait_until_up(url: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(urllib.request.Request(url, data=b"{}"), timeout=5):
-                return
-        except OSError:  # refused, reset or timed out while the workers boot (URLError is an OSError)
-            time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer {url} within {timeout} s")
 
 
 def _wrk(args: argparse.Namespace, script: Path, url: str, duration: int) -> str:

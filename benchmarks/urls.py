@@ -11,6 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from virtuemap_site.urls import handler500 as handler500  # a root URLconf's error handler is not inherited
+
 CONSTANT = {"scores": {"wisdom": 50.0, "justice": 50.0, "truthfulness": 50.0, "courage": 50.0, "temperance": 50.0}}
 
 

@@ -63,3 +63,6 @@ urlpatterns = [
         name="api-docs",
     ),
 ]
+
+# A database connection error outside a view (a middleware reading the session) is a 503 too, not a 500.
+handler500 = "virtuemap_site.unavailable.server_error"

@@ -8,8 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connection
+from django.db.models import Count
 
-from surveys.models import KeyCandidate, Study, ValidationResponse
+from surveys.models import KeyCandidate, KeyDecision, Study, ValidationResponse
 from surveys.selectors import key_count_drift
 from surveys.services import (
     consent_text_install_defaults,
@@ -19,6 +20,7 @@ from surveys.services import (
     validation_open,
     validation_response_submit,
 )
+from surveys.views import SESSION_KEY
 
 pytestmark = [
     pytest.mark.postgres,
@@ -88,3 +90,138 @@ def test_concurrent_submissions_that_decide_candidates_leave_no_drift(settings):
     assert key_count_drift() == []
     decided = KeyCandidate.objects.filter(round__gte=1).exclude(status="open")
     assert decided.exists() and max(decided.values_list("n_evaluations", flat=True)) <= 41
+
+
+# --- Through the respondent's own HTTP path -----------------------------------------------------------------
+# The study pages (session cookie, form POST) and the JSON API (X-Respondent-Token), with Django's test client in
+# real threads on PostgreSQL. Each respondent gets its own client address, as on the internet: the API throttles
+# anonymous POSTs per address, and one address for 1,000 POSTs would measure the throttle instead of the race.
+
+PAIRS = [("D1", "wisdom"), ("D2", "justice"), ("D3", "courage"), ("D4", "temperance"), ("D5", "truthfulness")]
+RACERS = 16  # threads (= PostgreSQL connections at once: the shared server allows 100 for everyone)
+
+
+class HttpRespondent:
+    """One respondent who consented and was served one item (through the services: the race is what is under
+    test), answering through the pages (session cookie) or through the API (token)."""
+
+    def __init__(self, index: int, via: str) -> None:
+        from django.test import Client
+
+        outcome = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True)
+        assignment = validation_next_assignment(respondent=outcome.respondent)
+        self.via = via
+        self.client = Client(REMOTE_ADDR=f"10.{index // 250}.{index % 250}.1")
+        self.headers: dict[str, str] = {}
+        if via == "pages":
+            session = self.client.session
+            session[SESSION_KEY] = str(outcome.respondent.pk)
+            session.save()
+            self.item = assignment.pk
+        else:
+            self.headers = {"HTTP_X_RESPONDENT_TOKEN": outcome.token}
+            self.item = assignment.candidate_id
+
+    def submit(self) -> int:
+        """Confirm the served item; the HTTP status."""
+        if self.via == "pages":
+            response = self.client.post("/study/item/", {"assignment": str(self.item), "action": "confirm"})
+        else:
+            response = self.client.post(
+                "/api/v1/study/responses/",
+                {"candidate": self.item, "confirmed": True},
+                content_type="application/json",
+                **self.headers,
+            )
+        return response.status_code
+
+
+def in_threads(calls: list, threads: int = RACERS) -> list:
+    """Run the callables on `threads` threads, in order; their results (an exception is a result too)."""
+
+    def call(function):
+        try:
+            return function()
+        except BaseException as error:  # a deadlock or a lost connection must reach the assertion
+            return error
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(call, calls))
+
+
+def race_twice(respondents: list[HttpRespondent]) -> list[int | BaseException]:
+    """Every respondent's answer posted twice at the same moment, by two threads that meet at a barrier first
+    (a double click, or two tabs). The two copies are adjacent in the queue, so two workers take them together."""
+    barriers = {id(r): threading.Barrier(2, timeout=30) for r in respondents}
+
+    def copy(respondent: HttpRespondent):
+        def post():
+            barriers[id(respondent)].wait()
+            return respondent.submit()
+
+        return post
+
+    return in_threads([copy(respondent) for respondent in respondents for _ in range(2)])
+
+
+def test_500_answers_each_posted_twice_at_once_through_pages_and_api_are_stored_once(settings):
+    settings.STUDY_ATTENTION_CHECKS = 0
+    settings.KEY_MIN_EVALUATIONS = 10_000  # nothing is decided: every answer counts
+    instrument_load_file()
+    consent_text_install_defaults()
+    validation_open(pairs=PAIRS)
+    respondents = in_threads(
+        [lambda i=i: HttpRespondent(i, "pages" if i % 2 else "api") for i in range(500)], threads=8
+    )
+    assert not [r for r in respondents if isinstance(r, BaseException)]
+
+    statuses = race_twice(respondents)
+
+    assert not [s for s in statuses if isinstance(s, BaseException)]
+    pairs = [(respondent, statuses[2 * i : 2 * i + 2]) for i, respondent in enumerate(respondents)]
+    assert {s for r, pair in pairs if r.via == "pages" for s in pair} == {302}, "a page answer redirects, never fails"
+    assert all(sorted(pair) == [200, 201] for r, pair in pairs if r.via == "api"), "one stores, one is a repeat"
+    assert ValidationResponse.objects.count() == 500
+    per_respondent = ValidationResponse.objects.values("respondent").annotate(n=Count("id"))
+    assert len(per_respondent) == 500 and max(row["n"] for row in per_respondent) == 1
+    assert sum(KeyCandidate.objects.values_list("n_evaluations", flat=True)) == 500
+    assert key_count_drift() == []
+
+
+def test_200_threads_pushing_one_candidate_across_the_threshold_promote_it_exactly_once(settings):
+    settings.STUDY_ATTENTION_CHECKS = 0
+    settings.KEY_MIN_EVALUATIONS = 100  # retained at N = 101 with Y ≥ 96: the 101st confirmation decides
+    instrument_load_file()
+    consent_text_install_defaults()
+    (candidate,) = validation_open(pairs=[("D1", "wisdom")])
+    respondents = in_threads([lambda i=i: HttpRespondent(i, "api") for i in range(200)], threads=8)
+    assert not [r for r in respondents if isinstance(r, BaseException)]
+    assert {r.item for r in respondents} == {candidate.pk}
+
+    # 200 threads released together; at most RACERS of them hold a connection (and the row lock queue) at once.
+    gate, start = threading.Semaphore(RACERS), threading.Barrier(200, timeout=60)
+
+    def push(respondent: HttpRespondent):
+        def post():
+            start.wait()
+            with gate:
+                try:
+                    return respondent.submit()
+                finally:
+                    connection.close()
+
+        return post
+
+    statuses = in_threads([push(r) for r in respondents], threads=200)
+
+    assert statuses == [201] * 200
+    candidate.refresh_from_db()
+    counted = ValidationResponse.objects.filter(candidate=candidate, counted=True)
+    assert candidate.status == KeyCandidate.Status.RETAINED
+    assert candidate.n_evaluations == counted.count() == 101
+    assert candidate.n_confirmations == counted.filter(confirmed=True).count()
+    assert ValidationResponse.objects.filter(candidate=candidate).count() == 200  # late answers stored, not counted
+    assert candidate.decisions.filter(action=KeyDecision.Action.RETAINED).count() == 1
+    assert key_count_drift() == []
