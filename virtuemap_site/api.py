@@ -11,7 +11,7 @@ from django.conf import settings
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, quote_etag
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
-from rest_framework import pagination, permissions, serializers, throttling
+from rest_framework import exceptions, pagination, parsers, permissions, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -42,6 +42,20 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
         # No REMOTE_ADDR (some WSGI callers) is one anonymous client, not an error.
         address = super().get_ident(request) or ""
         return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser, which also refuses (400) a document nested deeper than Python's parser can follow.
+
+    `json` raises RecursionError rather than ValueError for `[[[[…` a hundred thousand levels deep, and DRF
+    only turns ValueError into a parse error.
+    """
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise exceptions.ParseError("JSON parse error - the document is nested too deeply.") from None
 
 
 class PageNumberPagination(pagination.PageNumberPagination):
