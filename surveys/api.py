@@ -28,11 +28,11 @@ from rest_framework.views import APIView
 from scoring import OPTIONS
 from surveys import selectors, services
 from surveys.models import Assignment, Respondent, Study
-from virtuemap_site.api import ConditionalGetMixin, ErrorSerializer, JSONParser, error_responses
+from virtuemap_site.api import RESPONDENT_TOKEN, ConditionalGetMixin, ErrorSerializer, JSONParser, error_responses
 from virtuemap_site.errors import ApplicationError
 
 STUDY = Study.VALIDATION
-TOKEN_HEADER = "X-Respondent-Token"
+TOKEN_HEADER = RESPONDENT_TOKEN
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:

@@ -149,6 +149,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "virtuemap_site.api.document_common_errors",
+        "virtuemap_site.api.document_links",
     ],
 }
 # CORS only for the read endpoints: browsers on the listed origins may GET, never POST.
