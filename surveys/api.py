@@ -21,7 +21,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import authentication, exceptions, permissions, serializers, status
 from rest_framework.generics import ListAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,11 +29,18 @@ from scoring import OPTIONS
 from surveys import selectors, services
 from surveys.models import Assignment, Respondent, Study
 from virtuemap_site.abuse import ConsentRateThrottle, SubmitRateThrottle
-from virtuemap_site.api import AnonymousPostThrottle, ConditionalGetMixin, ErrorSerializer, error_responses
+from virtuemap_site.api import (
+    RESPONDENT_TOKEN,
+    AnonymousPostThrottle,
+    ConditionalGetMixin,
+    ErrorSerializer,
+    JSONParser,
+    error_responses,
+)
 from virtuemap_site.errors import ApplicationError
 
 STUDY = Study.VALIDATION
-TOKEN_HEADER = "X-Respondent-Token"
+TOKEN_HEADER = RESPONDENT_TOKEN
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, quote_etag
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
-from rest_framework import pagination, permissions, serializers, throttling
+from rest_framework import exceptions, pagination, parsers, permissions, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -41,6 +41,20 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
 
     def get_ident(self, request: Request) -> str:
         return client_fingerprint(request)
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser, which also refuses (400) a document nested deeper than Python's parser can follow.
+
+    `json` raises RecursionError rather than ValueError for `[[[[…` a hundred thousand levels deep, and DRF
+    only turns ValueError into a parse error.
+    """
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise exceptions.ParseError("JSON parse error - the document is nested too deeply.") from None
 
 
 class PageNumberPagination(pagination.PageNumberPagination):
@@ -90,6 +104,83 @@ def document_common_errors(result: dict[str, Any], generator: Any, request: Any,
             statuses = ["406", "415"] if "requestBody" in operation else ["406"]
             for status in statuses:
                 operation["responses"].setdefault(status, {"description": COMMON_ERRORS[status], "content": error})
+    return result
+
+
+RESPONDENT_TOKEN = "X-Respondent-Token"
+_TOKEN_FROM_CONSENT = {f"header.{RESPONDENT_TOKEN}": "$response.body#/token"}
+_SAME_TOKEN = {f"header.{RESPONDENT_TOKEN}": f"$request.header.{RESPONDENT_TOKEN}"}
+# OpenAPI links (source operation, statuses) → link name → definition: the study's journey, and a model's detail
+# from the list. Tools that follow links (schemathesis's stateful tests, some API clients) walk them as a
+# respondent or a reader would.
+LINKS: dict[tuple[str, tuple[str, ...]], dict[str, dict[str, Any]]] = {
+    ("study_consent_read", ("200",)): {
+        "Consent": {
+            "operationId": "study_consent_give",
+            "requestBody": {"consent_version": "$response.body#/version", "accept": True},
+            "description": "Consent to the text just read.",
+        },
+    },
+    ("study_consent_give", ("200", "201")): {
+        "NextItem": {"operationId": "study_next_item", "parameters": _TOKEN_FROM_CONSENT},
+        "Respondent": {"operationId": "study_respondent_read", "parameters": _TOKEN_FROM_CONSENT},
+        "Demographics": {"operationId": "study_respondent_demographics", "parameters": _TOKEN_FROM_CONSENT},
+        "Withdraw": {"operationId": "study_respondent_withdraw", "parameters": _TOKEN_FROM_CONSENT},
+    },
+    ("study_next_item", ("200",)): {
+        "ConfirmItem": {
+            "operationId": "study_response_submit",
+            "parameters": _SAME_TOKEN,
+            "requestBody": {"candidate": "$response.body#/candidate", "confirmed": True},
+            "description": "Confirm the proposed ordering of a validation item.",
+            "x-schemathesis": {"merge_body": False},
+        },
+        "AnswerAttentionCheck": {
+            "operationId": "study_response_submit",
+            "parameters": _SAME_TOKEN,
+            "requestBody": {
+                "attention_check": "$response.body#/attention_check",
+                "ordering": ["A", "B", "C", "D", "E"],
+            },
+            "description": "Answer an attention check.",
+            "x-schemathesis": {"merge_body": False},
+        },
+    },
+    ("study_response_submit", ("200", "201")): {
+        "NextItem": {"operationId": "study_next_item", "parameters": _SAME_TOKEN},
+        "Respondent": {"operationId": "study_respondent_read", "parameters": _SAME_TOKEN},
+    },
+    ("model_list", ("200",)): {
+        "ModelDetail": {"operationId": "model_detail", "parameters": {"path.slug": "$response.body#/results/0/slug"}},
+    },
+}
+
+
+def document_links(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: add `LINKS` to the responses of their source operations, and the
+    respondent token as a header parameter of the operations that take it, so a link can pass it on
+    (`$request.header.…` may only name a declared parameter; the security scheme describes the same header)."""
+    operations = {
+        operation.get("operationId"): operation
+        for path in result.get("paths", {}).values()
+        for operation in path.values()
+        if isinstance(operation, dict)
+    }
+    for operation in operations.values():
+        if any("respondentToken" in requirement for requirement in operation.get("security", [])):
+            operation.setdefault("parameters", []).append(
+                {
+                    "in": "header",
+                    "name": RESPONDENT_TOKEN,
+                    "required": True,
+                    "schema": {"type": "string"},
+                    "description": "The token that POST /api/v1/study/consent/ returned.",
+                }
+            )
+    for (operation_id, statuses), links in LINKS.items():
+        responses = operations[operation_id]["responses"]
+        for status in statuses:
+            responses[status]["links"] = links
     return result
 
 

@@ -39,7 +39,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]):
     from rest_framework.views import exception_handler
 
     if isinstance(exc, ApplicationError):
-        return Response({"message": exc.message, "extra": exc.extra}, status=exc.status)
+        return Response(_encodable({"message": exc.message, "extra": exc.extra}), status=exc.status)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):
@@ -55,7 +55,21 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]):
         response.data = {"message": str(exc.detail), "extra": {"wait_seconds": exc.wait}}
     else:
         response.data = {"message": str(getattr(exc, "detail", exc)), "extra": {}}
+    response.data = _encodable(response.data)
     return response
+
+
+def _encodable(data: Any) -> Any:
+    """`data` with every string made encodable as UTF-8. Error bodies echo the client's input (an unknown
+    dilemma id, an unknown field name), and a lone surrogate in it, which JSON may carry as `"\\ud800"`,
+    would otherwise turn the 400 into a 500 when the body is encoded; it is shown as `\\ud800` instead."""
+    if isinstance(data, str):
+        return data.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(data, dict):
+        return {_encodable(key): _encodable(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_encodable(item) for item in data]
+    return data
 
 
 def _first_message(detail: Any) -> str:

@@ -1,0 +1,47 @@
+"""Admin review of a key in a real browser: a researcher logs in, opens a candidate, promotes it with a reason,
+and finds the decision with that reason in the audit trail."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveys.models import KeyCandidate, KeyDecision
+from surveys.services import validation_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "correct horse battery staple"
+
+
+def test_a_researcher_promotes_a_key_candidate_with_a_reason_and_sees_it_in_the_audit_trail(
+    page, instrument, researcher, screenshot
+):
+    (candidate,) = validation_open(pairs=[("D1", "wisdom")])
+    page.goto("/admin/")
+    page.get_by_label("Username").fill("researcher")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+    page.goto("/admin/surveys/keycandidate/?status__exact=open")
+    page.locator(f'#result_list tr:has(input[value="{candidate.pk}"]) th a').click()
+    page.wait_for_url("**/change/**")
+    assert page.locator(".field-top_corrections").count() == 1
+    screenshot(page, "admin-key-candidate")
+
+    page.go_back()
+    page.locator(f'input[name="_selected_action"][value="{candidate.pk}"]').check()
+    page.locator('select[name="action"]').select_option("promote")
+    page.get_by_role("button", name="Run").click()
+    assert page.get_by_text("The reason is recorded").is_visible()
+    page.get_by_label("Reason").fill("Expert panel agreed in the May meeting")
+    screenshot(page, "admin-key-promote")
+    page.get_by_role("button", name="Promote").click()
+    assert page.get_by_text("Promote: 1 candidate(s).").is_visible()
+
+    page.goto("/admin/surveys/keydecision/?action__exact=retained")
+    row = page.locator("#result_list tbody tr").filter(has_text="Expert panel agreed in the May meeting")
+    assert row.count() == 1 and "researcher" in row.inner_text()
+    screenshot(page, "admin-audit-trail")
+    candidate.refresh_from_db()
+    assert candidate.status == KeyCandidate.Status.RETAINED
+    assert KeyDecision.objects.get(candidate=candidate, action=KeyDecision.Action.RETAINED).decided_by == researcher
