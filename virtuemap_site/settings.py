@@ -153,6 +153,15 @@ CORS_ALLOW_ALL_ORIGINS = env.bool("CORS_ALLOW_ALL_ORIGINS", default=False)
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified"]
 
+# --- Transitivity instrument: the test API and the people's questionnaire --------------------------------
+# Vectors per POST /api/v1/transitivity/test/: a vector of 8 alternatives near the G-RUM boundary can cost an LP
+# over 40,320 orders, so an anonymous request stays bounded. The command has no limit.
+TRANSITIVITY_API_MAX_VECTORS = env.int("TRANSITIVITY_API_MAX_VECTORS", default=200)
+# How often each ordered pair of a block is asked in the questionnaire (choice proportions per pair need r ≥ 1).
+TRANSITIVITY_REPETITIONS = env.int("TRANSITIVITY_REPETITIONS", default=2)
+if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1:
+    raise ValueError("TRANSITIVITY_API_MAX_VECTORS and TRANSITIVITY_REPETITIONS must be at least 1")
+
 # --- Celery ---------------------------------------------------------------------------------------------
 # With REDIS_URL set, Redis is the broker and workers run tasks; without it, tasks run in-process at .delay().
 REDIS_URL = env.str("REDIS_URL", default="")
