@@ -37,7 +37,9 @@ call it, throttled like the score API."""
 ERROR_DESCRIPTION = """The vectors cannot be tested. `message` names the first problems; `extra.errors` lists each as
 `{vector, pair, problem, message}` (`vector`: index or null, `pair`: the two names or null) with `problem` one of: """
 ERROR_DESCRIPTION += ", ".join(f"`{code}` ({text})" for code, text in analysis.PROBLEMS.items())
-ERROR_DESCRIPTION += ". A body that is not JSON (NaN and Infinity are not JSON) gets the same shape with the parser's message."
+ERROR_DESCRIPTION += (
+    ". A body that is not JSON (NaN and Infinity are not JSON) gets the same shape with the parser's message."
+)
 
 PAPER_ALTERNATIVES = ["x", "y", "z"]
 
@@ -51,6 +53,7 @@ class TransitivityMixtureSerializer(serializers.Serializer):
     weights = serializers.ListField(child=serializers.FloatField(), help_text="Positive, summing to 1.")
     error = serializers.FloatField(help_text="‖Σ weights·v(orders) − p‖∞, at most eps.")
 
+
 @extend_schema_serializer(component_name="TransitivityInequality")
 class TransitivityInequalitySerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["inequality"])
@@ -60,6 +63,7 @@ class TransitivityInequalitySerializer(serializers.Serializer):
     rhs = serializers.FloatField(help_text="The largest value of Σ coefficients·v(R) over all linear orders R.")
     violation = serializers.FloatField(help_text="Σ coefficients·p − rhs.")
     distance_bound = serializers.FloatField(help_text="A lower bound on the G-RUM distance, above eps.")
+
 
 @extend_schema_serializer(component_name="TransitivityResult")
 class TransitivityResultSerializer(serializers.Serializer):

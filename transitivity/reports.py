@@ -99,7 +99,9 @@ class InstrumentReport:
 
     def grid(self) -> list[dict[str, Any]]:
         """Rows of the block × order verdict grid: one per block, one cell per presentation order."""
-        return [{"block": block, "cells": [self.choice_set(block, order) for order in self.orders]} for block in self.blocks]
+        return [
+            {"block": block, "cells": [self.choice_set(block, order) for order in self.orders]} for block in self.blocks
+        ]
 
 
 def instrument_report(

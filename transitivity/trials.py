@@ -89,8 +89,7 @@ def choice_vectors(*, n: int, answers: Iterable[tuple[int, int, int]]) -> dict[i
         worse_counts[order][pair] += worse_alternative(n=n, pair=pair, order=order, answer=answer) == x
     return {
         order: [
-            float(worse_counts[order][i] / totals[order][i]) if totals[order][i] else None
-            for i in range(pair_count(n))
+            float(worse_counts[order][i] / totals[order][i]) if totals[order][i] else None for i in range(pair_count(n))
         ]
         for order in ORDERS
     }

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -23,18 +24,20 @@ def paper_triple(p_xy: float, p_yz: float, p_xz: float) -> list[float]:
 
 
 def fence_point() -> list[float]:
-    # Upper 0, 1, 2 above lower 3, 4, 5 on pales (0,3), (1,4), (2,5) at 1 and crosses at 0.4; the uppers at
-    # ½ among themselves and the lowers too: every triangle inequality holds, the fence inequality fails by 1/5.
+    # As in tests/scoring: pales (0,3), (1,4), (2,5) and every other pair among 0..5 at ½, the six crosses (u_i, l_j),
+    # i ≠ j, at 0.05, alternative 6 below everything. Every triangle inequality holds; the fence fails by 0.2.
     pales = {(0, 3), (1, 4), (2, 5)}
-    values: dict[tuple[int, int], float] = {}
-    for x, y in pairs(7):
-        if y == 6:
-            values[x, y] = 1.0
-        elif x < 3 <= y:
-            values[x, y] = 1.0 if (x, y) in pales else 0.4
-        else:
-            values[x, y] = 0.5
-    return [values[pair] for pair in pairs(7)]
+    crosses = {(u, lower) for u in (0, 1, 2) for lower in (3, 4, 5) if (u, lower) not in pales}
+    values = {pair: (0.05 if pair in crosses else 0.5) for pair in pairs(6)}
+    return embedded_in_seven(values)
+
+
+def triangle_sums(vector: list[float]) -> list[float]:
+    index = {pair: i for i, pair in enumerate(pairs(7))}
+    return [
+        vector[index[a, b]] + vector[index[b, c]] - vector[index[a, c]]
+        for a, b, c in itertools.combinations(range(7), 3)
+    ]
 
 
 def post_vectors(api_client, body, **kwargs):
@@ -74,8 +77,9 @@ def test_the_papers_sixty_percent_cycle_is_grum_but_not_wum_in_seven_alternative
 def test_a_fence_violation_is_outside_grum_although_every_triangle_inequality_holds(api_client):
     result = post_vectors(api_client, {"alternatives": PRINCIPLES, "vectors": [fence_point()]}).json()["results"][0]
 
-    assert result["wum"] and not result["grum"]
-    assert result["certificate"]["distance_bound"] > 1e-6
+    assert 0 <= min(triangle_sums(fence_point())) and max(triangle_sums(fence_point())) <= 1
+    assert not result["grum"]
+    assert result["certificate"]["distance_bound"] >= 0.2 / 9 - 1e-12
 
 
 def test_the_papers_aggregation_example_averages_two_wum_vectors_into_a_cycle(api_client):
@@ -83,9 +87,7 @@ def test_the_papers_aggregation_example_averages_two_wum_vectors_into_a_cycle(ap
     second = embedded_in_seven({(0, 1): 0.45, (1, 2): 1.0, (0, 2): 0.0})
     mean = list((np.array(first) + np.array(second)) / 2)
 
-    results = post_vectors(api_client, {"alternatives": PRINCIPLES, "vectors": [first, second, mean]}).json()[
-        "results"
-    ]
+    results = post_vectors(api_client, {"alternatives": PRINCIPLES, "vectors": [first, second, mean]}).json()["results"]
 
     assert [r["wum"] for r in results] == [True, True, False]
     assert results[2]["violating_triads"] == [["A", "Ce", "Cp"]]
