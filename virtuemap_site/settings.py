@@ -188,6 +188,12 @@ LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
 # An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
 LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
 
+# --- Transitivity instrument: LLM choices ----------------------------------------------------------------
+# Answers sampled per prompt for a model without log-probabilities (choice frequencies instead).
+TRANSITIVITY_SAMPLES = env.int("TRANSITIVITY_SAMPLES", default=20)
+if TRANSITIVITY_SAMPLES < 1:
+    raise ValueError(f"TRANSITIVITY_SAMPLES must be at least 1, got {TRANSITIVITY_SAMPLES}")
+
 # --- Error reports ---------------------------------------------------------------------------------------
 # Error reports (500 pages in DEBUG, mails to ADMINS) leave out client addresses and user agents.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "virtuemap_site.errors.AnonymousExceptionReporterFilter"
