@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from scoring.transitivity import pairs
 from surveys.models import Respondent, Study
 from transitivity import trials
 from transitivity.models import Block, PairwiseAnswer, PairwiseSession, PresentationOrder, Principle, Vignette
@@ -85,15 +86,15 @@ def pairwise_trial(*, session: PairwiseSession, position: int) -> Trial:
     )
 
 
-def pairwise_choice_vectors(*, session: PairwiseSession) -> dict[tuple[int, int], list[float | None]]:
-    """Return (block, order number) → P_xy, the share of the respondent's answers judging x worse than y (x < y).
+def pairwise_choice_vectors(*, session: PairwiseSession) -> dict[tuple[int, str], list[float | None]]:
+    """Return (block, order) → P_xy, the share of the respondent's answers judging x worse than y (x < y).
 
-    Order 1 is "original" (Situation 1 shows x), 2 "reversed". A pair not yet answered in an order is None there.
+    Orders are "original" (Situation 1 shows x) and "reversed". A pair not yet answered in an order is None there.
     """
     principles = principle_list()
     index = {p.code: p.index for p in principles}
     n = len(principles)
-    pair_index = {pair: i for i, pair in enumerate(trials.pairs(n))}
+    pair_index = {pair: i for i, pair in enumerate(pairs(n))}
     by_block: dict[int, list[tuple[int, int, int]]] = {block: [] for block in session.blocks}
     for answer in session.answers.all():
         x, y = index[answer.principle_x_id], index[answer.principle_y_id]
@@ -105,7 +106,7 @@ def pairwise_choice_vectors(*, session: PairwiseSession) -> dict[tuple[int, int]
     vectors = {}
     for block, answers in by_block.items():
         for order, vector in trials.choice_vectors(n=n, answers=answers).items():
-            vectors[block, order] = vector
+            vectors[block, ORDER_CODES[order]] = vector
     return vectors
 
 
@@ -153,8 +154,8 @@ def pairwise_session_start(
     sequence = [
         {
             "block": block,
-            "x": codes[trials.pairs(len(codes))[trial.pair][0]],
-            "y": codes[trials.pairs(len(codes))[trial.pair][1]],
+            "x": codes[pairs(len(codes))[trial.pair][0]],
+            "y": codes[pairs(len(codes))[trial.pair][1]],
             "order": ORDER_CODES[trial.order],
             "repetition": trial.repetition,
         }

@@ -1,66 +1,27 @@
-"""Reads for the report pages: the language models with choice runs, and their choice vectors per block × order.
+"""Reads for the report pages: every language model with a choice run, and its results.
 
-One run per model is reported: its latest finished run, or, while none has finished, its latest run (its
-unanswered items leave those choice sets incomplete, and the page says the run is still going).
+A model's results are `services.transitivity_model_results` (its latest finished run, else its latest run with
+stored items), the one source the pages, the downloads, the CLI and admin share.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
-from scoring.transitivity import pairs
-from transitivity.models import ChoiceItem, ChoiceRun, PresentationOrder, Principle
-
-ORDER_NUMBERS = {PresentationOrder.ORIGINAL.value: 1, PresentationOrder.REVERSED.value: 2}
+from llmruns.models import LLMModel
+from transitivity.services import transitivity_model_results
 
 
-@dataclass(frozen=True)
-class ModelChoiceSets:
-    """One model's reported run and its vectors: (block, order number) → P_xy per pair, None when missing."""
-
-    slug: str
-    name: str
-    run: ChoiceRun
-    vectors: dict[tuple[int, int], list[float | None]]
-
-    @property
-    def finished(self) -> bool:
-        return self.run.status == ChoiceRun.Status.FINISHED
+def models_with_runs_count() -> int:
+    return LLMModel.objects.filter(transitivity_runs__isnull=False).distinct().count()
 
 
-def principle_codes() -> list[str]:
-    return list(Principle.objects.order_by("index").values_list("code", flat=True))
+def model_results_list() -> list[dict[str, Any]]:
+    """The results of every model with at least one choice run, by model name."""
+    models = LLMModel.objects.filter(transitivity_runs__isnull=False).distinct().order_by("name", "slug")
+    return [results for model in models if (results := transitivity_model_results(model=model)) is not None]
 
 
-def _reported_runs() -> list[ChoiceRun]:
-    runs: dict[int, ChoiceRun] = {}
-    for run in ChoiceRun.objects.select_related("model").order_by("-created_at", "-id"):
-        current = runs.get(run.model_id)
-        if current is None or (current.status != ChoiceRun.Status.FINISHED and run.status == ChoiceRun.Status.FINISHED):
-            runs[run.model_id] = run
-    return sorted(runs.values(), key=lambda run: run.model.name.lower())
-
-
-def _run_vectors(run: ChoiceRun, codes: list[str]) -> dict[tuple[int, int], list[float | None]]:
-    index = {code: i for i, code in enumerate(codes)}
-    slot = {pair: i for i, pair in enumerate(pairs(len(codes)))}
-    vectors = {(int(block), ORDER_NUMBERS[order]): [None] * len(slot) for block in run.blocks for order in run.orders}
-    items = ChoiceItem.objects.filter(run=run, status=ChoiceItem.Status.DONE, missing=False).values_list(
-        "block_id", "order", "principle_x_id", "principle_y_id", "probability"
-    )
-    for block, order, x, y, probability in items:
-        vectors.setdefault((block, ORDER_NUMBERS[order]), [None] * len(slot))[slot[index[x], index[y]]] = probability
-    return vectors
-
-
-def model_choice_sets_list() -> list[ModelChoiceSets]:
-    """Every model with a choice run, by name, with the vectors of its reported run."""
-    codes = principle_codes()
-    return [
-        ModelChoiceSets(slug=run.model.slug, name=run.model.name, run=run, vectors=_run_vectors(run, codes))
-        for run in _reported_runs()
-    ]
-
-
-def model_choice_sets_get(*, slug: str) -> ModelChoiceSets | None:
-    return next((one for one in model_choice_sets_list() if one.slug == slug), None)
+def model_results_get(*, slug: str) -> dict[str, Any] | None:
+    model = LLMModel.objects.filter(slug=slug, transitivity_runs__isnull=False).first()
+    return transitivity_model_results(model=model) if model is not None else None

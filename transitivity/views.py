@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from scoring.transitivity import DEFAULT_EPS, pair_count
+from scoring.transitivity import pair_count
 from surveys import forms as survey_forms
 from surveys import selectors as survey_selectors
 from surveys import services as survey_services
@@ -23,11 +23,12 @@ from transitivity import questionnaire, report_selectors
 from transitivity.charts import counts_chart
 from transitivity.models import Block, PresentationOrder, TransitivityInstrument
 from transitivity.presenters import report_view
-from transitivity.reports import InstrumentReport, instrument_report, report_csv, report_payload
+from transitivity.reports import results_csv, subject_results
 from virtuemap_site.errors import ApplicationError
 
 ORDERS = len(PresentationOrder.choices)
 SESSION_KEY = "transitivity_respondent"
+METHOD_NAMES = {"logprobs": "first-token log-probabilities", "sampling": "choice frequencies over repeated samples"}
 
 
 def _design() -> dict[str, int]:
@@ -55,7 +56,7 @@ def about(request: HttpRequest) -> HttpResponse:
             "design": design,
             "question": "Choose the situation you think is morally worse.",
             "source": instrument.source if instrument else "",
-            "report_count": len(report_selectors.model_choice_sets_list()),
+            "report_count": report_selectors.models_with_runs_count(),
             "questionnaire_trials": trials,
             # About 6 seconds a choice: two one-sentence situations.
             "questionnaire_minutes": max(1, round(trials * 6 / 60)),
@@ -66,26 +67,13 @@ def about(request: HttpRequest) -> HttpResponse:
 # --- model reports ---------------------------------------------------------------------------------------------
 
 
-def _model_report(one: report_selectors.ModelChoiceSets, codes: list[str]) -> InstrumentReport:
-    return instrument_report(alternatives=codes, vectors=one.vectors, eps=DEFAULT_EPS)
-
-
 @require_GET
 def models(request: HttpRequest) -> HttpResponse:
-    codes = report_selectors.principle_codes()
     rows = []
-    for one in report_selectors.model_choice_sets_list():
-        view = report_view(_model_report(one, codes), subject=one.name)
-        rows.append(
-            {
-                "slug": one.slug,
-                "name": one.name,
-                "url": reverse("transitivity:model-report", args=[one.slug]),
-                "counts": view["counts"],
-                "aggregate": view["aggregate"],
-                "finished": one.finished,
-            }
-        )
+    for results in report_selectors.model_results_list():
+        view = report_view(results, subject=results["model"]["name"])
+        url = reverse("transitivity:model-report", args=[results["model"]["slug"]])
+        rows.append({**results["model"], "url": url, "counts": view["counts"], "aggregate": view["aggregate"]})
     choice_sets = _design()["choice_sets"]
     chart = counts_chart(rows=[(row["name"], row["counts"], choice_sets) for row in rows])
     return render(
@@ -93,87 +81,61 @@ def models(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _model_or_404(slug: str) -> report_selectors.ModelChoiceSets:
-    one = report_selectors.model_choice_sets_get(slug=slug)
-    if one is None:
+def _results_or_404(slug: str) -> dict[str, Any]:
+    results = report_selectors.model_results_get(slug=slug)
+    if results is None:
         raise Http404("No transitivity run of this model.")
-    return one
+    return results
 
 
 @require_GET
 def model_report(request: HttpRequest, slug: str) -> HttpResponse:
-    one = _model_or_404(slug)
-    report = _model_report(one, report_selectors.principle_codes())
-    status = "finished" if one.finished else f"still {one.run.get_status_display().lower()}"
+    results = _results_or_404(slug)
+    run = results["run"]
+    state = run["status"]
+    if state != "finished":
+        state += f", {run['items_done']} of {run['items_total']} items"
     return render(
         request,
         "transitivity/model_report.html",
         {
-            "subject": one.name,
-            "slug": one.slug,
-            "description": (
-                f"Run {one.run.pk} ({status}), choice probabilities from "
-                f"{one.run.get_method_display().lower()}, temperature {one.run.temperature:g}."
-            ),
-            "view": report_view(report, subject=one.name),
-            "csv_url": reverse("transitivity:model-report-csv", args=[one.slug]),
-            "json_url": reverse("transitivity:model-report-json", args=[one.slug]),
+            "subject": results["model"]["name"],
+            "description": f"Run {run['id']} ({state}); choice probabilities from {METHOD_NAMES[run['method']]}.",
+            "view": report_view(results, subject=results["model"]["name"]),
+            "csv_url": reverse("transitivity:model-report-csv", args=[slug]),
+            "json_url": reverse("transitivity:model-report-json", args=[slug]),
         },
     )
 
 
-def _download_name(slug: str, suffix: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in slug)
-    return f"transitivity-{safe}.{suffix}"
-
-
-def _model_payload(one: report_selectors.ModelChoiceSets, codes: list[str]) -> dict[str, Any]:
-    return {
-        "model": {"slug": one.slug, "name": one.name},
-        "run": {"id": one.run.pk, "status": one.run.status, "method": one.run.method},
-        **report_payload(_model_report(one, codes)),
-    }
+def _attachment(response: HttpResponse, name: str) -> HttpResponse:
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
+    response["Content-Disposition"] = f'attachment; filename="{safe}"'
+    return response
 
 
 @require_GET
 def model_report_json(request: HttpRequest, slug: str) -> HttpResponse:
-    one = _model_or_404(slug)
-    response = JsonResponse(_model_payload(one, report_selectors.principle_codes()), json_dumps_params={"indent": 2})
-    response["Content-Disposition"] = f'attachment; filename="{_download_name(one.slug, "json")}"'
-    return response
+    results = _results_or_404(slug)
+    return _attachment(JsonResponse(results, json_dumps_params={"indent": 2}), f"transitivity-{slug}.json")
 
 
 @require_GET
 def model_report_csv(request: HttpRequest, slug: str) -> HttpResponse:
-    one = _model_or_404(slug)
-    body = report_csv(_model_report(one, report_selectors.principle_codes()), subject=one.slug)
-    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{_download_name(one.slug, "csv")}"'
-    return response
+    body = results_csv([(slug, _results_or_404(slug))])
+    return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), f"transitivity-{slug}.csv")
 
 
 @require_GET
 def models_json(request: HttpRequest) -> HttpResponse:
-    codes = report_selectors.principle_codes()
-    body = {"models": [_model_payload(one, codes) for one in report_selectors.model_choice_sets_list()]}
-    response = JsonResponse(body, json_dumps_params={"indent": 2})
-    response["Content-Disposition"] = 'attachment; filename="transitivity-models.json"'
-    return response
+    body = {"models": report_selectors.model_results_list()}
+    return _attachment(JsonResponse(body, json_dumps_params={"indent": 2}), "transitivity-models.json")
 
 
 @require_GET
 def models_csv(request: HttpRequest) -> HttpResponse:
-    codes = report_selectors.principle_codes()
-    parts = [
-        report_csv(_model_report(one, codes), subject=one.slug) for one in report_selectors.model_choice_sets_list()
-    ]
-    # One header for all models: every part starts with the same header line.
-    lines = [parts[0].splitlines()[0]] if parts else []
-    for part in parts:
-        lines.extend(part.splitlines()[1:])
-    response = HttpResponse("\n".join(lines) + ("\n" if lines else ""), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="transitivity-models.csv"'
-    return response
+    body = results_csv([(results["model"]["slug"], results) for results in report_selectors.model_results_list()])
+    return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), "transitivity-models.csv")
 
 
 # --- the people's questionnaire ---------------------------------------------------------------------------------
@@ -285,18 +247,18 @@ def questionnaire_results(request: HttpRequest) -> HttpResponse:
     session, away = _session_or_start(request)
     if away:
         return away
-    codes = report_selectors.principle_codes()
-    vectors = questionnaire.pairwise_choice_vectors(session=session)
-    person = instrument_report(alternatives=codes, vectors=vectors, eps=DEFAULT_EPS)
     block = session.blocks[0]
+    person = subject_results(
+        alternatives=[p.code for p in questionnaire.principle_list()],
+        vectors=questionnaire.pairwise_choice_vectors(session=session),
+    )
     comparison = []
-    for one in report_selectors.model_choice_sets_list():
-        block_vectors = {key: vector for key, vector in one.vectors.items() if key[0] == block}
-        if block_vectors:
-            view = report_view(instrument_report(alternatives=codes, vectors=block_vectors), subject=one.name)
-            comparison.append(
-                {"name": one.name, "url": reverse("transitivity:model-report", args=[one.slug]), "view": view}
-            )
+    for results in report_selectors.model_results_list():
+        on_block = {**results, "vectors": [v for v in results["vectors"] if v["block"] == block]}
+        if on_block["vectors"]:
+            url = reverse("transitivity:model-report", args=[results["model"]["slug"]])
+            view = report_view(on_block, subject=results["model"]["name"])
+            comparison.append({"name": results["model"]["name"], "url": url, "view": view})
     next_position = questionnaire.pairwise_next_position(session=session)
     respondent = session.respondent
     code = (

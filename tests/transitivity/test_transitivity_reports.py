@@ -13,6 +13,7 @@ pytestmark = pytest.mark.django_db
 
 CODES = ["A", "Ce", "Cp", "F", "Li", "Lo", "S"]
 KEYS = [(block, order) for block in range(1, 7) for order in (1, 2)]
+ORDER = {1: "original", 2: "reversed"}
 
 
 @pytest.fixture
@@ -52,14 +53,13 @@ def test_the_json_download_has_the_verdicts_of_the_scoring_package(client, two_m
     assert response["Content-Disposition"] == 'attachment; filename="transitivity-acme-alpha.json"'
     assert body["model"]["slug"] == "acme/alpha"
     want = expected(two_models["acme/alpha"])
-    got = {(one["block"], one["order"]): one["result"] for one in body["choice_sets"]}
-    for key, result in zip(KEYS, want, strict=True):
-        assert (got[key]["wum"], got[key]["hcm"], got[key]["grum"]) == (result.wum, result.hcm, result.grum)
-        assert got[key]["grum_distance"] == pytest.approx(result.grum_distance, abs=1e-12)
-        order = [CODES[i] for i in result.copeland_order] if result.copeland_order else None
-        assert got[key]["copeland_order"] == order
-    counts = body["counts"]
-    assert counts["wum"] == sum(r.wum for r in want) and counts["grum"] == sum(r.grum for r in want)
+    got = {(one["block"], one["order"]): one["result"] for one in body["vectors"]}
+    for (block, order), result in zip(KEYS, want, strict=True):
+        mine = got[block, ORDER[order]]
+        assert (mine["wum"], mine["hcm"], mine["grum"]) == (result.wum, result.hcm, result.grum)
+        assert mine["grum_distance"] == pytest.approx(result.grum_distance, abs=1e-12)
+        ranking = [CODES[i] for i in result.copeland_order] if result.copeland_order else None
+        assert mine["copeland_order"] == ranking
 
 
 def test_the_aggregate_is_the_mean_of_the_twelve_sets_tested_the_same_way(client, two_models):
@@ -68,10 +68,10 @@ def test_the_aggregate_is_the_mean_of_the_twelve_sets_tested_the_same_way(client
 
     aggregate = client.get("/transitivity/models/beta/report.json").json()["aggregate"]
 
-    assert aggregate["vector"] == pytest.approx(np.mean([vectors[key] for key in KEYS], axis=0).tolist())
+    assert aggregate["p"] == pytest.approx(np.mean([vectors[key] for key in KEYS], axis=0).tolist())
     assert aggregate["result"]["wum"] == report.aggregate.wum
     assert aggregate["result"]["grum"] == report.aggregate.grum
-    assert aggregate["ranking_matches"] == [{"block": KEYS[i][0], "order": KEYS[i][1]} for i in report.matching]
+    assert aggregate["matching"] == [[KEYS[i][0], ORDER[KEYS[i][1]]] for i in report.matching]
 
 
 def test_presentation_order_effects_are_those_of_the_scoring_package(client, two_models):
@@ -93,7 +93,7 @@ def test_the_csv_has_a_row_per_choice_set_and_the_aggregate_with_every_probabili
     assert len(rows) == 13 and rows[-1]["block"] == "aggregate"
     want = expected(two_models["beta"])
     for row, key, result in zip(rows[:12], KEYS, want, strict=True):
-        assert (int(row["block"]), int(row["order"])) == key
+        assert (int(row["block"]), row["order"]) == (key[0], ORDER[key[1]])
         assert row["wum"] == str(result.wum).lower() and row["grum"] == str(result.grum).lower()
         assert float(row["P(A,Ce)"]) == two_models["beta"][key][0]
         assert float(row["P(Lo,S)"]) == two_models["beta"][key][20]
@@ -125,10 +125,10 @@ def test_a_missing_item_leaves_its_choice_set_incomplete_and_out_of_the_aggregat
     body = client.get("/transitivity/models/gamma/report.json").json()
     page = client.get("/transitivity/models/gamma/").content.decode()
 
-    missing = next(one for one in body["choice_sets"] if (one["block"], one["order"]) == (2, 1))
-    assert missing["result"] is None and missing["missing_pairs"] == 1
-    assert body["counts"]["complete_choice_sets"] == 11
-    assert len(body["aggregate"]["choice_sets"]) == 11
+    missing = next(one for one in body["vectors"] if (one["block"], one["order"]) == (2, "original"))
+    assert missing["result"] is None and missing["missing_pairs"] == [["A", "Ce"]]
+    assert sum(one["result"] is not None for one in body["vectors"]) == 11
+    assert len(body["aggregate"]["of"]) == 11
     assert "1 pair missing" in page
 
 
@@ -160,14 +160,19 @@ def test_the_latest_finished_run_is_reported(client, transitivity_instrument):
     choice_run_store(slug="delta", name="Delta", vectors={(1, 1): [1.0] * 21})
     model = LLMModel.objects.get(slug="delta")
     ChoiceRun.objects.create(
-        model=model, instrument=ChoiceRun.objects.get().instrument, method="logprobs", seed=2, blocks=[1],
-        orders=["original"], status="running",
+        model=model,
+        instrument=ChoiceRun.objects.get().instrument,
+        method="logprobs",
+        seed=2,
+        blocks=[1],
+        orders=["original"],
+        status="running",
     )
 
     body = client.get("/transitivity/models/delta/report.json").json()
 
     assert body["run"]["status"] == "finished"
-    assert body["choice_sets"][0]["result"]["copeland_order"] == CODES
+    assert body["vectors"][0]["result"]["copeland_order"] == CODES
 
 
 def test_an_unknown_model_is_a_404(client, transitivity_instrument):
