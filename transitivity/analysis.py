@@ -43,7 +43,7 @@ PROBLEMS = {
     "bad_name": "an alternative's name is not a non-blank string of at most 100 characters",
     "duplicate_name": "two alternatives share a name",
     "no_vectors": "vectors is empty",
-    "too_many_vectors": "more vectors than TRANSITIVITY_API_MAX_VECTORS",
+    "too_many_vectors": "more vectors than TRANSITIVITY_API_MAX_VECTORS (an eighth of it for 8 alternatives)",
     "wrong_length": "a vector does not have n(n−1)/2 entries",
     "not_a_number": "an entry is not a number",
     "not_finite": "an entry is NaN or infinite",
@@ -84,6 +84,15 @@ class _Problems:
 def api_vector_limit() -> int:
     """The most vectors one API request may carry (setting ``TRANSITIVITY_API_MAX_VECTORS``)."""
     return settings.TRANSITIVITY_API_MAX_VECTORS
+
+
+def vector_limit_for(n: int, limit: int) -> int:
+    """The vector limit for n alternatives: ``limit``, divided by 8 for 8 alternatives (at least 1).
+
+    A vector the fast path hands to the reference LP costs an LP over n! orders: 40,320 columns for 8
+    alternatives, some seconds each, eight times the 5,040 of 7.
+    """
+    return limit if n < MAX_ALTERNATIVES else max(1, limit // 8)
 
 
 def choice_test_request_parse(data: Any, *, vector_limit: int | None) -> ChoiceTestRequest:
@@ -154,8 +163,9 @@ def _parsed_vectors(
     if not value:
         problems.add("no_vectors", "vectors is empty: send at least one choice vector")
         return None
-    if vector_limit is not None and len(value) > vector_limit:
-        problems.add("too_many_vectors", f"{len(value)} vectors; at most {vector_limit} per request")
+    limit = vector_limit_for(len(alternatives), vector_limit) if alternatives and vector_limit else vector_limit
+    if limit is not None and len(value) > limit:
+        problems.add("too_many_vectors", f"{len(value)} vectors; at most {limit} per request")
         return None
     if alternatives is None:
         return None  # lengths and pairs cannot be checked without a valid list of alternatives

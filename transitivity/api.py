@@ -24,7 +24,8 @@ P_xy ≥ ½ for every x above y), **HCM** (high certainty: the same at 0.9, ever
 
 A choice vector over n alternatives ({MIN_ALTERNATIVES} ≤ n ≤ {MAX_ALTERNATIVES}) holds P_xy = P(x ≻ y) for the pairs
 (0,1), (0,2), …, (n−2,n−1) of `alternatives` in that order: n(n−1)/2 numbers in [0, 1]. At most
-`TRANSITIVITY_API_MAX_VECTORS` vectors per request (200 unless the site says otherwise).
+`TRANSITIVITY_API_MAX_VECTORS` vectors per request (200 unless the site says otherwise; an eighth of that for 8
+alternatives, whose exact G-RUM check can cost an LP over 40,320 orders).
 
 Per vector: the three verdicts; for a WUM vector its Copeland order (by pairs won, a pair at exactly ½ counting for
 both; ties by position in `alternatives`), otherwise `null` and the violating triads (x, y, z with P_xy, P_yz, P_zx all

@@ -155,7 +155,8 @@ CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified"]
 
 # --- Transitivity instrument: the test API and the people's questionnaire --------------------------------
 # Vectors per POST /api/v1/transitivity/test/: a vector of 8 alternatives near the G-RUM boundary can cost an LP
-# over 40,320 orders, so an anonymous request stays bounded. The command has no limit.
+# over 40,320 orders (seconds each), so an anonymous request stays bounded: 8 alternatives get an eighth of it. The
+# command has no limit.
 TRANSITIVITY_API_MAX_VECTORS = env.int("TRANSITIVITY_API_MAX_VECTORS", default=200)
 # How often each ordered pair of a block is asked in the questionnaire (choice proportions per pair need r ≥ 1).
 TRANSITIVITY_REPETITIONS = env.int("TRANSITIVITY_REPETITIONS", default=2)

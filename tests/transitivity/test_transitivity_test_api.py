@@ -238,6 +238,16 @@ def test_more_vectors_than_the_limit_are_refused(api_client, settings):
     ]
 
 
+def test_eight_alternatives_get_an_eighth_of_the_limit(api_client, settings):
+    settings.TRANSITIVITY_API_MAX_VECTORS = 16
+    names = list("abcdefgh")
+
+    assert post_vectors(api_client, {"alternatives": names, "vectors": [[1.0] * 28] * 2}).status_code == 200
+    assert errors_of(post_vectors(api_client, {"alternatives": names, "vectors": [[1.0] * 28] * 3})) == [
+        "too_many_vectors"
+    ]
+
+
 def test_anonymous_posts_are_throttled_like_the_score_api(api_client, monkeypatch):
     from virtuemap_site.api import AnonymousPostThrottle
 
