@@ -159,7 +159,7 @@ class TransitivityTestApi(APIView):
                             "copeland_order": ["x", "y", "z"],
                             "copeland_scores": {"x": 2, "y": 1, "z": 1},
                             "violating_triads": [],
-                            "grum_distance": 0.16666666666666666,
+                            "grum_distance": 0.16666666666666674,
                             "grum_solver": "column_generation",
                             "certificate": {
                                 "kind": "inequality",
@@ -180,8 +180,8 @@ class TransitivityTestApi(APIView):
                             "grum_solver": "column_generation",
                             "certificate": {
                                 "kind": "mixture",
-                                "orders": [["x", "y", "z"], ["y", "z", "x"], ["z", "x", "y"]],
-                                "weights": [0.4, 0.2, 0.4],
+                                "orders": [["y", "z", "x"], ["z", "y", "x"], ["z", "x", "y"], ["x", "y", "z"]],
+                                "weights": [0.2, 0.2, 0.2, 0.4],
                                 "error": 0.0,
                             },
                         },
