@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from scoring.transitivity import pairs
 from surveys.models import Respondent, Study
+from surveys.services import respondent_consent
 from transitivity import trials
 from transitivity.models import Block, PairwiseAnswer, PairwiseSession, PresentationOrder, Principle, Vignette
 from virtuemap_site.errors import ApplicationError
@@ -164,6 +165,18 @@ def pairwise_session_start(
     return PairwiseSession.objects.create(
         respondent=respondent, repetitions=repetitions, blocks=[block], seed=seed, sequence=sequence
     )
+
+
+@transaction.atomic
+def pairwise_consent_start(
+    *, consent_version: str, panel: dict[str, str] | None = None, block: int | None = None
+) -> PairwiseSession:
+    """Record consent to the transitivity study and start (or resume) the respondent's session, all or nothing.
+
+    A refused consent or an unknown block raises ApplicationError and leaves nothing stored.
+    """
+    outcome = respondent_consent(study=Study.TRANSITIVITY, consent_version=consent_version, accept=True, panel=panel)
+    return pairwise_session_start(respondent=outcome.respondent, block=block)
 
 
 @transaction.atomic

@@ -175,15 +175,14 @@ def questionnaire_start(request: HttpRequest) -> HttpResponse:
             form.add_error("agree", "Please tick the box to agree, or choose not to take part.")
         elif form.is_valid():
             try:
-                outcome = survey_services.respondent_consent(
-                    study=Study.TRANSITIVITY, consent_version=text.version, accept=True, panel=form.panel()
+                session = questionnaire.pairwise_consent_start(
+                    consent_version=text.version, panel=form.panel(), block=_requested_block(request)
                 )
-                questionnaire.pairwise_session_start(respondent=outcome.respondent, block=_requested_block(request))
             except ApplicationError as error:
                 form.add_error(None, error.message)
             else:
                 request.session.cycle_key()
-                request.session[SESSION_KEY] = str(outcome.respondent.pk)
+                request.session[SESSION_KEY] = str(session.respondent_id)
                 return redirect("transitivity:questionnaire-item")
     trials = design["pairs"] * ORDERS * settings.TRANSITIVITY_REPETITIONS
     return render(

@@ -57,6 +57,14 @@ def test_starting_without_ticking_the_box_stores_nothing(client, ready):
     assert not Respondent.objects.exists() and not PairwiseSession.objects.exists()
 
 
+def test_an_unknown_block_is_refused_and_stores_nothing(client, ready):
+    response = consent(client, block=99)
+
+    assert response.status_code == 400
+    assert "There is no block 99" in response.content.decode()
+    assert not Respondent.objects.exists() and not PairwiseSession.objects.exists()
+
+
 def test_consent_starts_a_session_on_the_asked_block_with_every_pair_in_both_orders(client, ready, settings):
     settings.TRANSITIVITY_REPETITIONS = 2
 
