@@ -42,6 +42,10 @@ def test_the_about_page_lists_the_principles_from_the_database(client, transitiv
     assert "/transitivity/questionnaire/" in page and "/transitivity/models/" in page
 
 
+def test_the_home_page_links_the_transitivity_instrument(client, instrument):
+    assert 'href="/transitivity/"' in client.get("/").content.decode()
+
+
 def test_the_about_page_says_when_the_instrument_is_not_loaded(client, db):
     assert "load_transitivity" in client.get("/transitivity/").content.decode()
 
