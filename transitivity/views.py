@@ -194,7 +194,7 @@ def questionnaire_start(request: HttpRequest) -> HttpResponse:
             "design": design,
             "repetitions": settings.TRANSITIVITY_REPETITIONS,
             "trials": trials,
-            "block": _requested_block(request),
+            "block_number": _requested_block(request),
             "ready": text is not None and Block.objects.exists(),
         },
         status=400 if request.method == "POST" else 200,
@@ -270,7 +270,7 @@ def questionnaire_results(request: HttpRequest) -> HttpResponse:
         "transitivity/questionnaire_results.html",
         {
             "session": session,
-            "block": block,
+            "block_number": block,
             "view": report_view(person, subject="Your choices"),
             "comparison": comparison,
             "answered": len(session.sequence) if next_position is None else next_position - 1,

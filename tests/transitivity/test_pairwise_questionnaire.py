@@ -65,6 +65,10 @@ def test_an_unknown_block_is_refused_and_stores_nothing(client, ready):
     assert not Respondent.objects.exists() and not PairwiseSession.objects.exists()
 
 
+def test_the_start_page_says_which_block_was_asked_for(client, ready):
+    assert "block 3 was asked for" in client.get(START + "?block=3").content.decode()
+
+
 def test_consent_starts_a_session_on_the_asked_block_with_every_pair_in_both_orders(client, ready, settings):
     settings.TRANSITIVITY_REPETITIONS = 2
 
@@ -178,6 +182,7 @@ def test_a_walkthrough_ends_on_results_whose_verdicts_are_those_of_the_proportio
     assert session.answers.count() == 42
     page = client.get(RESULTS).content.decode()
     assert "all 42 choices are stored" in page
+    assert "<h1>Your choices, block 3</h1>" in page
     assert page.count("S &gt; A &gt; Lo &gt; Ce &gt; F &gt; Cp &gt; Li") >= 2
     assert client.get(ITEM).url == RESULTS
 
