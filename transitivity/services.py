@@ -481,7 +481,9 @@ def choice_run_resume(*, run: ChoiceRun, enqueue: bool = True) -> bool:
     """Queue a cancelled, failed or interrupted run again from its stored items; False for a finished run.
 
     Items stored DONE are kept (never asked twice); items that ended on a provider error are asked again, and
-    items missing from the run (a crash while creating them) are created.
+    items missing from the run (a crash while creating them) are created. Claims of an earlier worker are
+    released, since a resume is asked for when that worker is gone (Ctrl-C, a crash): should it still answer,
+    its result no longer matches the claim token and is discarded, so nothing is stored twice.
     """
     if run.status == ChoiceRun.Status.FINISHED:
         return False
@@ -489,7 +491,7 @@ def choice_run_resume(*, run: ChoiceRun, enqueue: bool = True) -> bool:
         ChoiceRun.objects.filter(pk=run.pk).update(
             status=ChoiceRun.Status.QUEUED, stop_reason="", stop_detail="", finished_at=None
         )
-        ChoiceItem.objects.filter(run=run, status=ChoiceItem.Status.ERROR).update(
+        ChoiceItem.objects.filter(run=run, status__in=[ChoiceItem.Status.ERROR, ChoiceItem.Status.RUNNING]).update(
             status=ChoiceItem.Status.PENDING, claim_token=None
         )
         choice_run_items_create(run=run)

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import math
 import random
+import uuid
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
+from django.utils import timezone
 
 from llmruns.testing import FakeProvider, Reply
 from transitivity.models import ChoiceItem, ChoiceRun, EstimationMethod
@@ -176,3 +178,25 @@ def test_unknown_blocks_and_orders_are_refused(choice_model):
     with pytest.raises(ValidationError, match="unknown orders"):
         choice_run_start(model=choice_model, orders=["backwards"], enqueue=False)
     assert not ChoiceRun.objects.exists()
+
+
+def test_a_run_interrupted_mid_prompt_resumes_and_a_late_answer_of_the_old_worker_is_discarded(
+    choice_model, choice_provider
+):
+    from transitivity.protocol import ChoiceOutcome
+    from transitivity.services import choice_item_store
+
+    run = choice_run_start(model=choice_model, blocks=[2], orders=["original"], enqueue=False)
+    # A worker died while asking two prompts: the run and those items are left RUNNING under its claims.
+    ChoiceRun.objects.filter(pk=run.pk).update(status=ChoiceRun.Status.RUNNING)
+    stale = list(ChoiceItem.objects.filter(run=run)[:2])
+    old_token = uuid.uuid4()
+    ChoiceItem.objects.filter(pk__in=[item.pk for item in stale]).update(
+        status=ChoiceItem.Status.RUNNING, claim_token=old_token, claimed_at=timezone.now()
+    )
+    assert choice_run_resume(run=run, enqueue=False)
+    run = choice_run_execute(run_id=run.pk)
+    assert run.status == ChoiceRun.Status.FINISHED and run.items_done == 21 == len(choice_provider.requests)
+    late = ChoiceOutcome("logprobs", reading=None, error=None)
+    assert choice_item_store(item_id=stale[0].pk, token=old_token, outcome=late) is None
+    assert ChoiceItem.objects.get(pk=stale[0].pk).attempt_count == 1
