@@ -62,6 +62,14 @@ class LLMModel(models.Model):
     extra_params = models.JSONField(
         default=dict, blank=True, help_text="Extra request parameters, e.g. OpenRouter provider routing."
     )
+    top_logprobs = models.PositiveSmallIntegerField(
+        "top-k log-probabilities",
+        default=20,
+        help_text=(
+            "First-token candidates the provider returns with log-probabilities (its maximum, at most 20); 0 when "
+            "it returns none, so that the transitivity instrument measures choices by repeated sampling."
+        ),
+    )
     requests_per_minute = models.PositiveIntegerField(default=60)
     concurrency = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -69,6 +77,9 @@ class LLMModel(models.Model):
     class Meta:
         verbose_name = "LLM model"
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(top_logprobs__lte=20), name="llm_model_top_logprobs_at_most_20"),
+        ]
 
     def __str__(self) -> str:
         return self.name

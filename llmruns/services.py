@@ -188,12 +188,16 @@ def suite_execute(
 
 @sensitive_variables("api_key")
 def suite_backend_config(*, suite: Suite) -> BackendConfig:
-    """Return the backend configuration from the suite's stored request parameters and the model's API key.
+    """Return the backend configuration from the suite's stored request parameters and the model's API key."""
+    return backend_config_from(params=suite.request_params, model=suite.model)
+
+
+def backend_config_from(*, params: dict[str, Any], model: LLMModel) -> BackendConfig:
+    """Return the backend configuration of a stored request-parameter snapshot and ``model``'s API key.
 
     Raises a permanent BackendError when the model names an API key variable that is not set.
     """
-    params = suite.request_params
-    key_variable = suite.model.api_key_env
+    key_variable = model.api_key_env
     api_key = os.environ.get(key_variable, "") if key_variable else ""
     if key_variable and not api_key:
         raise BackendError(f"the environment variable {key_variable} (the model's API key) is not set", permanent=True)
@@ -204,9 +208,9 @@ def suite_backend_config(*, suite: Suite) -> BackendConfig:
         api_key=api_key,
         temperature=params["temperature"],
         max_tokens=params["max_tokens"],
-        json_output=params["json_output"],
+        json_output=params.get("json_output", False),
         structured_output=params.get("structured_output", "json_schema"),
-        constrain_to_rankings=params["constrain_to_rankings"],
+        constrain_to_rankings=params.get("constrain_to_rankings", False),
         extra_params=params.get("extra_params") or {},
         timeout=settings.LLMRUNS_REQUEST_TIMEOUT,
         max_retries=settings.LLMRUNS_PROVIDER_RETRIES,

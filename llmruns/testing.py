@@ -45,9 +45,13 @@ class FakeProvider:
         cost: float = 0.0,
         served_by: str = "FakeProvider",
         answer: Callable[[dict[str, Any]], str] | None = None,
+        logprobs: Callable[[dict[str, Any]], list[tuple[str, float]]] | None = None,
     ) -> None:
-        """``answer`` maps a request body to the answer text, replacing the default random valid ranking."""
+        """``answer`` maps a request body to the answer text, replacing the default random valid ranking.
+        ``logprobs`` maps a request body to the first token's candidates (token, logprob), most likely first,
+        replacing the default "1" … "5"; the server returns the first ``top_logprobs`` of them."""
         self.answer = answer
+        self.logprobs = logprobs
         self.delay = delay
         self.cost = cost
         self.served_by = served_by
@@ -95,10 +99,12 @@ class FakeProvider:
             "finish_reason": reply.finish_reason,
         }
         if body.get("logprobs"):
-            top = [{"token": label, "logprob": -float(rank), "bytes": None} for rank, label in enumerate("12345")]
-            choice["logprobs"] = {
-                "content": [{"token": "1", "logprob": 0.0, "bytes": None, "top_logprobs": top[: body["top_logprobs"]]}]
-            }
+            candidates = (
+                self.logprobs(body) if self.logprobs else [(label, -float(rank)) for rank, label in enumerate("12345")]
+            )
+            top = [{"token": token, "logprob": logprob, "bytes": None} for token, logprob in candidates]
+            first = top[0] if top else {"token": "", "logprob": 0.0, "bytes": None}
+            choice["logprobs"] = {"content": [{**first, "top_logprobs": top[: body["top_logprobs"]]}]}
         return {
             "id": f"fake-{len(self.requests)}",
             "object": "chat.completion",

@@ -143,6 +143,7 @@ class KeyCandidate(models.Model):
 class Study(models.TextChoices):
     VALIDATION = "validation", "Key validation study"
     PROFILING = "profiling", "Profiling questionnaire"
+    TRANSITIVITY = "transitivity", "Pairwise moral choices"
 
 
 class ConsentText(models.Model):

@@ -15,6 +15,14 @@ def instrument(db):
 
 
 @pytest.fixture
+def transitivity_instrument(db):
+    """The transitivity instrument (principles, blocks, vignettes, prompt), as `load_transitivity` leaves it."""
+    from transitivity.services import transitivity_instrument_load_file
+
+    return transitivity_instrument_load_file()
+
+
+@pytest.fixture
 def consent_texts(db):
     """Version 1 of each study's consent text, current."""
     return consent_text_install_defaults()

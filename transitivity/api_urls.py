@@ -2,4 +2,10 @@
 
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from transitivity import api
+
+urlpatterns: list = [
+    path("test/", api.TransitivityTestApi.as_view(), name="api-transitivity-test"),
+]

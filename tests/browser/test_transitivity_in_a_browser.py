@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def transitivity_ready(transitivity_instrument, consent_texts, settings):
+    from tests.transitivity.reporting import choice_run_store, vectors_for_model
+
+    settings.TRANSITIVITY_REPETITIONS = 1
+    choice_run_store(slug="acme/alpha", name="Alpha", vectors=vectors_for_model(1))
+
+
+def test_a_person_consents_answers_every_pair_of_a_block_and_sees_their_verdicts(page, transitivity_ready, screenshot):
+    from transitivity.models import PairwiseAnswer
+
+    page.goto("/transitivity/")
+    page.get_by_role("link", name="Answer the pairs yourself").click()
+    page.get_by_label("I agree: store my choices").check()
+    page.get_by_role("button", name="I agree, start").click()
+    for number in range(1, 43):
+        assert page.get_by_text(f"Choice {number} of 42").is_visible()
+        if number == 1:
+            screenshot(page, "transitivity-question")
+        # The whole card is the control: a tap on the situation's text chooses it.
+        page.locator(f'.pair-option[data-situation="{1 + number % 2}"]').click()
+        page.get_by_role("button", name="Next" if number < 42 else "Save and see my results").click()
+        page.wait_for_load_state()
+    assert page.url.endswith("/transitivity/questionnaire/results/")
+    assert page.get_by_text("all 42 choices are stored").is_visible()
+    assert page.locator("[data-verdict-grid] .verdict").count() == 6
+    assert page.locator('tr[data-subject="Alpha"]').is_visible()
+    assert PairwiseAnswer.objects.count() == 42
+    screenshot(page, "transitivity-results")
+
+
+def test_a_model_report_shows_verdicts_heatmaps_and_downloads(page, transitivity_ready, screenshot):
+    page.goto("/transitivity/models/")
+    page.get_by_role("link", name="Alpha").first.click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/transitivity/models/acme/alpha/")
+    assert page.locator("[data-verdict-grid] td").count() == 12
+    assert page.locator("svg.heatmap-svg").count() == 12
+    assert page.locator("svg.heatmap-svg").first.is_visible()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1, "the report scrolls sideways"
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download CSV").click()
+    assert download.value.suggested_filename == "transitivity-acme-alpha.csv"
+    screenshot(page, "transitivity-model-report")
