@@ -9,8 +9,8 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('llmruns', '0004_llmmodel_top_logprobs'),
-        ('surveys', '0005_transitivity_study'),
+        ('llmruns', '0006_suite_heartbeat'),
+        ('surveys', '0007_transitivity_study'),
     ]
 
     operations = [

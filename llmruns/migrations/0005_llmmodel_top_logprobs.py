@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('llmruns', '0003_register_smollm2_135m'),
+        ('llmruns', '0004_api_key_env_is_a_variable_name'),
     ]
 
     operations = [

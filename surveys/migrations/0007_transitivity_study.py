@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('surveys', '0004_profiling_submission'),
+        ('surveys', '0006_drop_plain_api_tokens'),
     ]
 
     operations = [

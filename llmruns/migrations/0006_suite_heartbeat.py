@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('llmruns', '0003_register_smollm2_135m'),
+        ('llmruns', '0005_llmmodel_top_logprobs'),
     ]
 
     operations = [
