@@ -49,6 +49,8 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
         401: f"Missing or unknown {TOKEN_HEADER}.",
         403: "The candidate or attention check was not assigned to this respondent.",
         409: "Conflicts with stored state (outdated consent version, panel ID that already took part).",
+        429: "Too many requests from this client (STUDY_CONSENT_RATE, STUDY_SUBMIT_RATE); retry after "
+        "`extra.wait_seconds`.",
     }
     return {code: OpenApiResponse(ErrorSerializer, description=descriptions[code]) for code in statuses}
 
@@ -135,7 +137,7 @@ class ConsentApi(APIView):
     @extend_schema(
         operation_id="study_consent_give",
         request=InputSerializer,
-        responses={201: CreatedSerializer, 200: CreatedSerializer, **errors(400, 409)},
+        responses={201: CreatedSerializer, 200: CreatedSerializer, **errors(400, 409, 429)},
         description="Consent to the current text. `accept: false` stores nothing (400, with the no-consent "
         "completion code for panel arrivals). A returning unfinished panel respondent resumes (200).",
     )
@@ -250,7 +252,7 @@ class ResponseCreateApi(RespondentApiView):
         responses={
             201: OutputSerializer,
             200: OpenApiResponse(OutputSerializer, description="A repeat: the stored response, not counted again."),
-            **errors(400, 401, 403),
+            **errors(400, 401, 403, 429),
         },
     )
     def post(self, request):
@@ -323,7 +325,7 @@ class RespondentApi(RespondentApiView):
     @extend_schema(
         operation_id="study_respondent_demographics",
         request=DemographicsSerializer,
-        responses={204: OpenApiResponse(description="Stored; omitted questions are skipped."), **errors(400, 401)},
+        responses={204: OpenApiResponse(description="Stored; omitted questions are skipped."), **errors(400, 401, 429)},
     )
     def patch(self, request):
         serializer = self.DemographicsSerializer(data=request.data)

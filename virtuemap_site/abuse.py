@@ -114,14 +114,14 @@ def rate_limited(scope: str, rate_setting: str) -> Callable:
 class ScopedRateThrottle(BaseThrottle):
     """DRF throttle over `rate_limit_wait`: `scope` names the counter, `rate_setting` the setting with its rate.
 
-    Only unsafe methods count; reading is never limited here.
+    Only writes (POST, PUT, PATCH) count; reading is never limited here, and neither is withdrawing (DELETE).
     """
 
     scope = ""
     rate_setting = ""
 
     def allow_request(self, request, view) -> bool:
-        if request.method in ("GET", "HEAD", "OPTIONS"):
+        if request.method not in ("POST", "PUT", "PATCH"):
             return True
         self._wait = rate_limit_wait(request, scope=self.scope, rate=getattr(settings, self.rate_setting))
         return self._wait is None

@@ -191,3 +191,18 @@ def test_rates_are_parsed(text, expected):
 def test_bad_rates_are_refused(text):
     with pytest.raises(ValueError):
         parse_rate(text)
+
+
+def test_withdrawing_through_the_api_is_never_rate_limited(api_client, study, settings):
+    settings.STUDY_SUBMIT_RATE = "1/minute"
+    token = api_client.post("/api/v1/study/consent/", {"consent_version": "1", "accept": True}, format="json")
+    api_client.credentials(HTTP_X_RESPONDENT_TOKEN=token.json()["token"])
+    api_client.patch("/api/v1/study/respondent/", {}, format="json")  # the one allowed write
+    assert api_client.delete("/api/v1/study/respondent/").status_code == 204
+    assert not Respondent.objects.exists()
+
+
+def test_the_schema_documents_the_rate_limit(api_client):
+    paths = api_client.get("/api/schema/?format=json").json()["paths"]
+    assert "429" in paths["/api/v1/study/consent/"]["post"]["responses"]
+    assert "429" in paths["/api/v1/study/responses/"]["post"]["responses"]
