@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from scoring.borda import BORDA_MAX, BORDA_MIN, borda_alignment, borda_alignment_batch
 from scoring.profiles import (
+    AlignmentTable,
     VirtueProfile,
+    alignment_table,
     key_weight_arrays,
     questionnaire_arrays,
     virtue_profile,
     virtue_profile_from_key_weights,
+    virtue_profile_from_table,
     virtue_profiles_batch,
 )
 from scoring.promotion import (
@@ -57,7 +60,9 @@ __all__ = [
     "RankingError",
     "StopReason",
     "StoppingDecision",
+    "AlignmentTable",
     "VirtueProfile",
+    "alignment_table",
     "borda_alignment",
     "borda_alignment_batch",
     "borda_weights",
@@ -81,6 +86,7 @@ __all__ = [
     "validate_ranking",
     "virtue_profile",
     "virtue_profile_from_key_weights",
+    "virtue_profile_from_table",
     "virtue_profiles_batch",
     "wilson_interval",
 ]

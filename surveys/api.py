@@ -19,7 +19,7 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
     inline_serializer,
 )
-from rest_framework import authentication, exceptions, permissions, serializers, status
+from rest_framework import authentication, exceptions, permissions, renderers, serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -29,7 +29,13 @@ from rest_framework.views import APIView
 from scoring import OPTIONS
 from surveys import selectors, services
 from surveys.models import Assignment, Respondent, Study
-from virtuemap_site.api import ConditionalGetMixin, ErrorSerializer, error_responses
+from virtuemap_site.api import (
+    ConditionalGetMixin,
+    ErrorSerializer,
+    FastJSONRenderer,
+    PlainJSONRequestMixin,
+    error_responses,
+)
 from virtuemap_site.errors import ApplicationError
 
 STUDY = Study.VALIDATION
@@ -433,13 +439,15 @@ SCORE_ERROR_DESCRIPTION = """The rankings cannot be scored. `message` names ever
 shape with the parser's message."""
 
 
-class ProfileScoreApi(APIView):
+class ProfileScoreApi(PlainJSONRequestMixin, APIView):
     """Score rankings of any subset of the dilemmas into a virtue profile. Stateless: nothing is stored."""
 
     # Scoring writes nothing, so anyone may POST (throttled); no session means no CSRF token to fetch first.
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
     parser_classes = [JSONParser]
+    # The API's hot path (see README "Score API performance"): the same renderers as every view, JSON by orjson.
+    renderer_classes = [FastJSONRenderer, renderers.BrowsableAPIRenderer]
 
     @extend_schema_serializer(component_name="ProfileRankings")
     class InputSerializer(serializers.Serializer):
