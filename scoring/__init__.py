@@ -35,7 +35,14 @@ from scoring.rankings import (
     ranking_indices,
     validate_ranking,
 )
-from scoring.similarity import centered_cosine_similarity, nearest_profiles, nearest_profiles_few
+from scoring.similarity import (
+    PreparedProfiles,
+    centered_cosine_similarity,
+    nearest_profiles,
+    nearest_profiles_few,
+    nearest_profiles_prepared,
+    prepared_profiles,
+)
 from scoring.stats import (
     ConsistencyResult,
     IntervalStats,
@@ -53,14 +60,15 @@ __all__ = [
     "BORDA_MAX",
     "BORDA_MIN",
     "OPTIONS",
+    "AlignmentTable",
     "ConsistencyResult",
     "IntervalStats",
+    "PreparedProfiles",
     "PromotionDecision",
     "PromotionOutcome",
     "RankingError",
     "StopReason",
     "StoppingDecision",
-    "AlignmentTable",
     "VirtueProfile",
     "alignment_table",
     "borda_alignment",
@@ -75,7 +83,9 @@ __all__ = [
     "mean_kendall_tau",
     "nearest_profiles",
     "nearest_profiles_few",
+    "nearest_profiles_prepared",
     "pairwise_kendall_taus",
+    "prepared_profiles",
     "promotion_decision",
     "questionnaire_arrays",
     "ranking_from_positions",

@@ -9,6 +9,7 @@ opposite to the key", which is a statement the data cannot support.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -144,9 +145,7 @@ def alignment_table(
             for position, option in enumerate(ranking):
                 weights[OPTION_INDEX[option]] = BORDA_POINTS[position]
             entries[ranking] = {
-                virtue: float(
-                    borda_score(float(sum(a * b for a, b in zip(key_weights[row][j], weights, strict=True))))
-                )
+                virtue: float(borda_score(float(sum(a * b for a, b in zip(key_weights[row][j], weights, strict=True)))))
                 for j, virtue in enumerate(virtues)
                 if present[j]
             }
@@ -173,10 +172,9 @@ def virtue_profile_from_table(
         alignments = None
         # A string is a sequence too ("ABCDE"), and must not pass as a ranking.
         if entries is not None and isinstance(ranking, (list, tuple)):
-            try:
+            # An item that cannot be a dictionary key is not a letter either.
+            with contextlib.suppress(TypeError):
                 alignments = entries.get(tuple(ranking))
-            except TypeError:  # an item that cannot be a dictionary key, so not a letter
-                pass
         if alignments is None:
             # Not in the table: not a valid ranking (raises), or a dilemma without keys.
             _validated(ranking, f"ranking for {dilemma}")

@@ -525,17 +525,8 @@ def _profile_score_body(result: services.ProfileResult) -> dict[str, Any]:
         "per_dilemma": result.per_dilemma,
         "answered": list(result.answered),
         "skipped": list(result.skipped),
-        "keys": [
-            {
-                "id": key.id,
-                "dilemma": key.dilemma,
-                "virtue": key.virtue,
-                "ordering": list(key.ordering),
-                "round": key.round,
-                "provenance": key.provenance,
-            }
-            for key in result.keys
-        ],
+        # id, dilemma, virtue, ordering, round, provenance: the dataclass's fields, copied in one go.
+        "keys": [{**key.__dict__, "ordering": list(key.ordering)} for key in result.keys],
         "nearest_models": [
             {"slug": model.slug, "name": model.name, "similarity": model.similarity} for model in result.nearest_models
         ],

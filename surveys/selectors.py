@@ -9,7 +9,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
-from scoring import AlignmentTable, alignment_table, key_weight_arrays
+from scoring import AlignmentTable, PreparedProfiles, alignment_table, key_weight_arrays, prepared_profiles
 from scoring.promotion import mean_kendall_tau, wilson_interval
 from scoring.rankings import OPTIONS
 from surveys.models import (
@@ -42,8 +42,8 @@ class RetainedKey:
 class ProfileScoringContext:
     """The instrument's dilemma and virtue ids (in instrument order), the retained keys, the same keys as
     `scoring.key_weight_arrays` for `scoring.virtue_profile_from_key_weights` and as `scoring.alignment_table`
-    for `scoring.virtue_profile_from_table`, and the published model profiles (`model_scores`: slug → virtue id
-    → mean score; `model_names`: slug → display name) to compare a profile with."""
+    for `scoring.virtue_profile_from_table`, and the published model profiles to compare a profile with (`models`:
+    slug → virtue id → mean score, as `scoring.prepared_profiles`; `model_names`: slug → display name)."""
 
     dilemmas: tuple[str, ...]
     virtues: tuple[str, ...]
@@ -51,7 +51,7 @@ class ProfileScoringContext:
     key_weights: list[list[list[float]]]
     key_present: list[list[bool]]
     alignments: AlignmentTable = field(default_factory=dict)
-    model_scores: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    models: PreparedProfiles = field(default_factory=lambda: prepared_profiles({}, ()))
     model_names: dict[str, str] = field(default_factory=dict)
 
     def key_map(self) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -137,7 +137,7 @@ def _profile_scoring_context_load() -> ProfileScoringContext:
         key_weights=key_weights.tolist(),
         key_present=key_present.tolist(),
         alignments=alignment_table(dilemmas, virtues, key_weights.tolist(), key_present.tolist()),
-        model_scores={slug: scores for slug, (_, scores) in models.items()},
+        models=prepared_profiles({slug: scores for slug, (_, scores) in models.items()}, virtues),
         model_names={slug: name for slug, (name, _) in models.items()},
     )
 

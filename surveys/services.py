@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from scoring import nearest_profiles_few, virtue_profile_from_table
+from scoring import nearest_profiles_prepared, virtue_profile_from_table
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys import selectors
@@ -827,7 +827,7 @@ def profile_score(*, rankings: object, context: ProfileScoringContext | None = N
     )
     order = {dilemma: position for position, dilemma in enumerate(context.dilemmas)}
     answered = set(profile.answered)
-    nearest = nearest_profiles_few(profile.scores, context.model_scores, k=NEAREST_MODEL_COUNT)
+    nearest = nearest_profiles_prepared(profile.scores, context.models, k=NEAREST_MODEL_COUNT)
     return ProfileResult(
         scores=profile.scores,
         per_dilemma={dilemma: profile.per_dilemma[dilemma] for dilemma in sorted(profile.per_dilemma, key=order.get)},

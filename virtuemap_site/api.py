@@ -7,10 +7,10 @@ import hmac
 from datetime import datetime
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, quote_etag
-import orjson
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
 from rest_framework import pagination, permissions, renderers, serializers, throttling
 from rest_framework.request import Request
