@@ -14,12 +14,18 @@ class LlmrunsConfig(AppConfig):
         from llmruns import checks  # noqa: F401 (registers the system checks)
         from llmruns.models import LLMModel, ModelProfile
         from llmruns.selectors import published_profile_scores_forget
+        from surveys.selectors import profile_scoring_context_forget
+
+        def forget_both() -> None:
+            # The scoring context holds the model profiles too (one freshness check per score request).
+            published_profile_scores_forget()
+            profile_scoring_context_forget()
 
         def forget(**kwargs) -> None:
             # Now, for this process and transaction, and again after commit: a concurrent request may have
             # reloaded the rows before they were committed.
-            published_profile_scores_forget()
-            transaction.on_commit(published_profile_scores_forget)
+            forget_both()
+            transaction.on_commit(forget_both)
 
         for model in (LLMModel, ModelProfile):
             post_save.connect(forget, sender=model, weak=False, dispatch_uid=f"model-scores-{model.__name__}-save")

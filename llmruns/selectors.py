@@ -150,14 +150,15 @@ def published_profile_scores() -> dict[str, tuple[str, dict[str, float | None]]]
     A `CachedSnapshot` like `surveys.selectors.profile_scoring_context`: saving or deleting a model or a profile
     forgets it when its transaction commits (`llmruns.apps`).
     """
-    return PUBLISHED_PROFILE_SCORES.get(_published_profile_scores_load)
+    return PUBLISHED_PROFILE_SCORES.get(published_profile_scores_load)
 
 
 def published_profile_scores_forget() -> None:
     PUBLISHED_PROFILE_SCORES.forget()
 
 
-def _published_profile_scores_load() -> dict[str, tuple[str, dict[str, float | None]]]:
+def published_profile_scores_load() -> dict[str, tuple[str, dict[str, float | None]]]:
+    """What `published_profile_scores` keeps, read from the database now."""
     rows = published_profile_list().values_list("model__slug", "model__name", "profile_stats")
     return {
         slug: (name, {virtue: (stats or {}).get("mean") for virtue, stats in (profile_stats or {}).items()})

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from scoring.borda import BORDA_MAX, BORDA_MIN, borda_alignment, borda_alignment_batch
 from scoring.profiles import (
+    AlignmentTable,
     VirtueProfile,
+    alignment_table,
     key_weight_arrays,
     questionnaire_arrays,
     virtue_profile,
     virtue_profile_from_key_weights,
+    virtue_profile_from_table,
     virtue_profiles_batch,
 )
 from scoring.promotion import (
@@ -32,7 +35,14 @@ from scoring.rankings import (
     ranking_indices,
     validate_ranking,
 )
-from scoring.similarity import centered_cosine_similarity, nearest_profiles, nearest_profiles_few
+from scoring.similarity import (
+    PreparedProfiles,
+    centered_cosine_similarity,
+    nearest_profiles,
+    nearest_profiles_few,
+    nearest_profiles_prepared,
+    prepared_profiles,
+)
 from scoring.stats import (
     ConsistencyResult,
     IntervalStats,
@@ -50,14 +60,17 @@ __all__ = [
     "BORDA_MAX",
     "BORDA_MIN",
     "OPTIONS",
+    "AlignmentTable",
     "ConsistencyResult",
     "IntervalStats",
+    "PreparedProfiles",
     "PromotionDecision",
     "PromotionOutcome",
     "RankingError",
     "StopReason",
     "StoppingDecision",
     "VirtueProfile",
+    "alignment_table",
     "borda_alignment",
     "borda_alignment_batch",
     "borda_weights",
@@ -70,7 +83,9 @@ __all__ = [
     "mean_kendall_tau",
     "nearest_profiles",
     "nearest_profiles_few",
+    "nearest_profiles_prepared",
     "pairwise_kendall_taus",
+    "prepared_profiles",
     "promotion_decision",
     "questionnaire_arrays",
     "ranking_from_positions",
@@ -81,6 +96,7 @@ __all__ = [
     "validate_ranking",
     "virtue_profile",
     "virtue_profile_from_key_weights",
+    "virtue_profile_from_table",
     "virtue_profiles_batch",
     "wilson_interval",
 ]

@@ -9,6 +9,8 @@ opposite to the key", which is a statement the data cannot support.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -20,6 +22,7 @@ from scoring.rankings import (
     BORDA_POINTS,
     N_OPTIONS,
     OPTION_INDEX,
+    OPTIONS,
     RankingError,
     borda_weights,
     borda_weights_from_indices,
@@ -113,6 +116,71 @@ def virtue_profile_from_key_weights(
             for j, virtue in enumerate(virtues)
             if present[j]
         }
+    return _profile_from_alignments(per_dilemma, virtues, answered, skipped)
+
+
+# Dilemma id → ranking (a tuple of the five letters) → virtue id → S: every answer's alignments, precomputed.
+AlignmentTable = dict[str, dict[tuple[str, ...], dict[str, float]]]
+
+
+def alignment_table(
+    dilemmas: Sequence[str],
+    virtues: Sequence[str],
+    key_weights: Sequence[Sequence[Sequence[float]]] | NDArray[np.floating],
+    key_present: Sequence[Sequence[bool]] | NDArray[np.bool_],
+) -> AlignmentTable:
+    """Return, for each dilemma and each of the 120 permutations of A–E, its S with every key present.
+
+    ``(key_weights, key_present)`` is `key_weight_arrays` (keys, dilemmas, virtues). Each entry is what
+    `virtue_profile_from_key_weights` computes for that ranking, the same floats (the same arithmetic, once),
+    so `virtue_profile_from_table` can score a questionnaire with a lookup per dilemma: 7 × 120 × 5 products
+    when the keys change instead of 7 × 5 per request.
+    """
+    table: AlignmentTable = {}
+    for row, dilemma in enumerate(dilemmas):
+        present = key_present[row]
+        entries: dict[tuple[str, ...], dict[str, float]] = {}
+        for ranking in itertools.permutations(OPTIONS):
+            weights = [0] * N_OPTIONS
+            for position, option in enumerate(ranking):
+                weights[OPTION_INDEX[option]] = BORDA_POINTS[position]
+            entries[ranking] = {
+                virtue: float(borda_score(float(sum(a * b for a, b in zip(key_weights[row][j], weights, strict=True)))))
+                for j, virtue in enumerate(virtues)
+                if present[j]
+            }
+        table[dilemma] = entries
+    return table
+
+
+def virtue_profile_from_table(
+    rankings: Mapping[str, Sequence[str] | None],
+    table: AlignmentTable,
+    virtues: Sequence[str],
+) -> VirtueProfile:
+    """Return exactly `virtue_profile_from_key_weights` (rankings, dilemmas, virtues, …) from its `alignment_table`.
+
+    A dilemma not in ``table`` has no key. A ranking that is not a permutation of A–E raises `RankingError`
+    naming the dilemma, as `virtue_profile` does.
+    """
+    answered = sorted(dilemma for dilemma, ranking in rankings.items() if ranking is not None)
+    skipped = sorted(dilemma for dilemma, ranking in rankings.items() if ranking is None)
+    per_dilemma: dict[str, dict[str, float]] = {}
+    for dilemma in answered:
+        ranking = rankings[dilemma]
+        entries = table.get(dilemma)
+        alignments = None
+        # A string is a sequence too ("ABCDE"), and must not pass as a ranking.
+        if entries is not None and isinstance(ranking, (list, tuple)):
+            # An item that cannot be a dictionary key is not a letter either.
+            with contextlib.suppress(TypeError):
+                alignments = entries.get(tuple(ranking))
+        if alignments is None:
+            # Not in the table: not a valid ranking (raises), or a dilemma without keys.
+            _validated(ranking, f"ranking for {dilemma}")
+            alignments = {}
+        # A copy: the table is shared by every request.
+        per_dilemma[dilemma] = dict(alignments)
     return _profile_from_alignments(per_dilemma, virtues, answered, skipped)
 
 

@@ -16,7 +16,8 @@ vector is zero and has no direction).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -116,25 +117,88 @@ def nearest_profiles_few(
         raise ValueError(f"k must not be negative, got {k}")
     ranked = []
     for name, other in candidates.items():
-        shared = sorted(v for v in person if _scored(person[v]) and _scored(other.get(v)))
-        if len(shared) < MIN_SHARED_VIRTUES:
-            continue
-        x = [float(person[v]) for v in shared]
-        y = [float(other[v]) for v in shared]
-        if max(x) == min(x) or max(y) == min(y):
-            continue
-        mean_x, mean_y = sum(x) / len(x), sum(y) / len(y)
-        x = [value - mean_x for value in x]
-        y = [value - mean_y for value in y]
-        # As in the numpy versions: rescale so tiny differences do not underflow.
-        scale_x, scale_y = max(abs(value) for value in x), max(abs(value) for value in y)
-        x = [value / scale_x for value in x]
-        y = [value / scale_y for value in y]
-        norm = math.sqrt(sum(value * value for value in x)) * math.sqrt(sum(value * value for value in y))
-        cos = sum(a * b for a, b in zip(x, y, strict=True)) / norm
-        ranked.append((name, 100.0 * (min(1.0, max(-1.0, cos)) + 1.0) / 2.0))
+        similarity = _similarity_few(person, other)
+        if similarity is not None:
+            ranked.append((name, similarity))
     ranked.sort(key=lambda item: (-item[1], item[0]))
     return ranked[:k]
+
+
+@dataclass(frozen=True)
+class PreparedProfiles:
+    """Candidates for `nearest_profiles_prepared`: each one's centered, rescaled vector over ``virtues`` (sorted)
+    and its norm, or None when it lacks a score on one of them."""
+
+    candidates: Mapping[str, Mapping[str, float | None]]
+    virtues: tuple[str, ...]
+    vectors: Mapping[str, tuple[list[float], float] | None]
+
+
+def prepared_profiles(candidates: Mapping[str, Mapping[str, float | None]], virtues: Sequence[str]) -> PreparedProfiles:
+    """Return ``candidates`` prepared for comparing many profiles scored on ``virtues`` with them."""
+    shared = tuple(sorted(virtues))
+    vectors = {}
+    for name, other in candidates.items():
+        vectors[name] = (
+            _centered([float(other[v]) for v in shared]) if all(_scored(other.get(v)) for v in shared) else None
+        )
+    return PreparedProfiles(candidates=dict(candidates), virtues=shared, vectors=vectors)
+
+
+def nearest_profiles_prepared(
+    person: Mapping[str, float | None], prepared: PreparedProfiles, k: int = 3
+) -> list[tuple[str, float]]:
+    """Return exactly what `nearest_profiles_few` (person, candidates, k) returns, the same floats.
+
+    When ``person`` is scored on all of the prepared virtues and nothing else, and so is a candidate, the
+    candidate's half of the arithmetic was done in advance, and the person's is done once rather than per
+    candidate; any other pair is computed as `nearest_profiles_few` does.
+    """
+    if k < 0:
+        raise ValueError(f"k must not be negative, got {k}")
+    own = None
+    if len(person) == len(prepared.virtues) and all(_scored(person.get(v)) for v in prepared.virtues):
+        own = _centered([float(person[v]) for v in prepared.virtues])
+    ranked = []
+    for name, other in prepared.candidates.items():
+        vector = prepared.vectors[name]
+        if own is not None and vector is not None:
+            similarity = _cosine_similarity(own, vector)
+        else:
+            similarity = _similarity_few(person, other)
+        if similarity is not None:
+            ranked.append((name, similarity))
+    ranked.sort(key=lambda item: (-item[1], item[0]))
+    return ranked[:k]
+
+
+def _similarity_few(person: Mapping[str, float | None], other: Mapping[str, float | None]) -> float | None:
+    shared = sorted(v for v in person if _scored(person[v]) and _scored(other.get(v)))
+    if len(shared) < MIN_SHARED_VIRTUES:
+        return None
+    x = _centered([float(person[v]) for v in shared])
+    y = _centered([float(other[v]) for v in shared])
+    if x is None or y is None:
+        return None
+    return _cosine_similarity(x, y)
+
+
+def _centered(values: list[float]) -> tuple[list[float], float] | None:
+    """The values centered on their mean and divided by the largest deviation, with the result's norm; None if
+    they are all equal (no direction) or fewer than 2."""
+    if len(values) < MIN_SHARED_VIRTUES or max(values) == min(values):
+        return None
+    mean = sum(values) / len(values)
+    centered = [value - mean for value in values]
+    # As in the numpy versions: rescale so tiny differences do not underflow.
+    scale = max(abs(value) for value in centered)
+    scaled = [value / scale for value in centered]
+    return scaled, math.sqrt(sum(value * value for value in scaled))
+
+
+def _cosine_similarity(x: tuple[list[float], float], y: tuple[list[float], float]) -> float:
+    cos = sum(a * b for a, b in zip(x[0], y[0], strict=True)) / (x[1] * y[1])
+    return 100.0 * (min(1.0, max(-1.0, cos)) + 1.0) / 2.0
 
 
 def _scored(value: float | None) -> bool:

@@ -19,7 +19,7 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
     inline_serializer,
 )
-from rest_framework import authentication, exceptions, permissions, serializers, status
+from rest_framework import authentication, exceptions, permissions, renderers, serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -34,7 +34,9 @@ from virtuemap_site.api import (
     AnonymousPostThrottle,
     ConditionalGetMixin,
     ErrorSerializer,
+    FastJSONRenderer,
     JSONParser,
+    PlainJSONRequestMixin,
     error_responses,
 )
 from virtuemap_site.errors import ApplicationError
@@ -445,13 +447,15 @@ SCORE_ERROR_DESCRIPTION = """The rankings cannot be scored. `message` names ever
 shape with the parser's message."""
 
 
-class ProfileScoreApi(APIView):
+class ProfileScoreApi(PlainJSONRequestMixin, APIView):
     """Score rankings of any subset of the dilemmas into a virtue profile. Stateless: nothing is stored."""
 
     # Scoring writes nothing, so anyone may POST (throttled); no session means no CSRF token to fetch first.
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
     parser_classes = [JSONParser]
+    # The API's hot path (see README "Score API performance"): the same renderers as every view, JSON by orjson.
+    renderer_classes = [FastJSONRenderer, renderers.BrowsableAPIRenderer]
 
     @extend_schema_serializer(component_name="ProfileRankings")
     class InputSerializer(serializers.Serializer):
@@ -529,17 +533,8 @@ def _profile_score_body(result: services.ProfileResult) -> dict[str, Any]:
         "per_dilemma": result.per_dilemma,
         "answered": list(result.answered),
         "skipped": list(result.skipped),
-        "keys": [
-            {
-                "id": key.id,
-                "dilemma": key.dilemma,
-                "virtue": key.virtue,
-                "ordering": list(key.ordering),
-                "round": key.round,
-                "provenance": key.provenance,
-            }
-            for key in result.keys
-        ],
+        # id, dilemma, virtue, ordering, round, provenance: the dataclass's fields, copied in one go.
+        "keys": [{**key.__dict__, "ordering": list(key.ordering)} for key in result.keys],
         "nearest_models": [
             {"slug": model.slug, "name": model.name, "similarity": model.similarity} for model in result.nearest_models
         ],

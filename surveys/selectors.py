@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
-from scoring import key_weight_arrays
+from scoring import AlignmentTable, PreparedProfiles, alignment_table, key_weight_arrays, prepared_profiles
 from scoring.promotion import mean_kendall_tau, wilson_interval
 from scoring.rankings import OPTIONS
 from surveys.models import (
@@ -40,14 +40,19 @@ class RetainedKey:
 
 @dataclass(frozen=True, eq=False)
 class ProfileScoringContext:
-    """The instrument's dilemma and virtue ids (in instrument order), the retained keys, and the same keys as
-    `scoring.key_weight_arrays` for `scoring.virtue_profile_from_key_weights`."""
+    """The instrument's dilemma and virtue ids (in instrument order), the retained keys, the same keys as
+    `scoring.key_weight_arrays` for `scoring.virtue_profile_from_key_weights` and as `scoring.alignment_table`
+    for `scoring.virtue_profile_from_table`, and the published model profiles to compare a profile with (`models`:
+    slug → virtue id → mean score, as `scoring.prepared_profiles`; `model_names`: slug → display name)."""
 
     dilemmas: tuple[str, ...]
     virtues: tuple[str, ...]
     keys: tuple[RetainedKey, ...]
     key_weights: list[list[list[float]]]
     key_present: list[list[bool]]
+    alignments: AlignmentTable = field(default_factory=dict)
+    models: PreparedProfiles = field(default_factory=lambda: prepared_profiles({}, ()))
+    model_names: dict[str, str] = field(default_factory=dict)
 
     def key_map(self) -> dict[str, dict[str, tuple[str, ...]]]:
         """Dilemma id → virtue id → ordering, the form `scoring.virtue_profile` takes."""
@@ -97,11 +102,12 @@ PROFILE_SCORING_CONTEXT = CachedSnapshot("surveys:profile-scoring-context")
 
 
 def profile_scoring_context() -> ProfileScoringContext:
-    """Everything scoring a questionnaire needs, as plain data: kept in memory, loaded in three queries.
+    """Everything scoring a questionnaire needs, as plain data: kept in memory, loaded in four queries.
 
     Every score request needs it and it rarely changes, so it is a `CachedSnapshot`: a saved or deleted key
-    candidate, virtue or dilemma forgets it when its transaction commits (`surveys.apps`); other processes
-    notice at once through a shared cache (``CACHE_URL`` on Redis), else within ``PROFILE_CACHE_SECONDS``.
+    candidate, virtue or dilemma (`surveys.apps`), model or model profile (`llmruns.apps`) forgets it when its
+    transaction commits; other processes notice at once through a shared cache (``CACHE_URL`` on Redis), else
+    within ``PROFILE_CACHE_SECONDS``. The model profiles are in it too, so a request checks one generation.
     """
     return PROFILE_SCORING_CONTEXT.get(_profile_scoring_context_load)
 
@@ -119,6 +125,10 @@ def _profile_scoring_context_load() -> ProfileScoringContext:
     for key in keys:
         by_dilemma.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
     key_weights, key_present = key_weight_arrays(by_dilemma, dilemmas, virtues)
+    # llmruns.selectors imports this module.
+    from llmruns.selectors import published_profile_scores_load
+
+    models = published_profile_scores_load()
     # As lists: the per-request arithmetic is plain Python (see `virtue_profile_from_key_weights`).
     return ProfileScoringContext(
         dilemmas=dilemmas,
@@ -126,6 +136,9 @@ def _profile_scoring_context_load() -> ProfileScoringContext:
         keys=keys,
         key_weights=key_weights.tolist(),
         key_present=key_present.tolist(),
+        alignments=alignment_table(dilemmas, virtues, key_weights.tolist(), key_present.tolist()),
+        models=prepared_profiles({slug: scores for slug, (_, scores) in models.items()}, virtues),
+        model_names={slug: name for slug, (name, _) in models.items()},
     )
 
 

@@ -20,8 +20,7 @@ from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from llmruns.selectors import published_profile_scores
-from scoring import nearest_profiles_few, virtue_profile_from_key_weights
+from scoring import nearest_profiles_prepared, virtue_profile_from_table
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys import selectors
@@ -842,39 +841,35 @@ def profile_score(*, rankings: object, context: ProfileScoringContext | None = N
     permutation of A–E. A virtue with no answered dilemma that has a key for it scores None, never 0.
     """
     context = context or profile_scoring_context()
-    checked = _checked_rankings(rankings, context.dilemmas)
-    profile = virtue_profile_from_key_weights(
-        {dilemma: checked.get(dilemma) for dilemma in context.dilemmas},
-        context.dilemmas,
-        context.virtues,
-        context.key_weights,
-        context.key_present,
+    checked = _checked_rankings(rankings, context)
+    profile = virtue_profile_from_table(
+        {dilemma: checked.get(dilemma) for dilemma in context.dilemmas}, context.alignments, context.virtues
     )
-    used = set(profile.keys_used)
     order = {dilemma: position for position, dilemma in enumerate(context.dilemmas)}
-    models = published_profile_scores()
-    nearest = nearest_profiles_few(
-        profile.scores, {slug: scores for slug, (_, scores) in models.items()}, k=NEAREST_MODEL_COUNT
-    )
+    answered = set(profile.answered)
+    nearest = nearest_profiles_prepared(profile.scores, context.models, k=NEAREST_MODEL_COUNT)
     return ProfileResult(
         scores=profile.scores,
         per_dilemma={dilemma: profile.per_dilemma[dilemma] for dilemma in sorted(profile.per_dilemma, key=order.get)},
         answered=tuple(sorted(profile.answered, key=order.get)),
         skipped=tuple(sorted(profile.skipped, key=order.get)),
-        keys=tuple(key for key in context.keys if (key.dilemma, key.virtue) in used),
+        # Every key of an answered dilemma enters its scores (the context's keys are the instrument's virtues').
+        keys=tuple(key for key in context.keys if key.dilemma in answered),
         nearest_models=tuple(
-            NearestModel(slug=slug, name=models[slug][0], similarity=similarity) for slug, similarity in nearest
+            NearestModel(slug=slug, name=context.model_names[slug], similarity=similarity)
+            for slug, similarity in nearest
         ),
     )
 
 
-def _checked_rankings(rankings: object, dilemmas: tuple[str, ...]) -> dict[str, tuple[str, ...] | None]:
+def _checked_rankings(rankings: object, context: ProfileScoringContext) -> dict[str, tuple[str, ...] | None]:
     if rankings is None:
         raise _ranking_errors([(None, RankingProblem.EMPTY_BODY, 'the body needs "rankings": {"D1": [...], ...}')])
     if not isinstance(rankings, Mapping):
         raise _ranking_errors(
             [(None, RankingProblem.NOT_AN_OBJECT, '"rankings" must be an object of dilemma id → ranking')]
         )
+    dilemmas, table = context.dilemmas, context.alignments
     checked: dict[str, tuple[str, ...] | None] = {}
     errors: list[tuple[str | None, str, str]] = []
     for dilemma, ranking in rankings.items():
@@ -888,6 +883,9 @@ def _checked_rankings(rankings: object, dilemmas: tuple[str, ...]) -> dict[str, 
             )
         elif ranking is None:
             checked[dilemma] = None
+        elif type(ranking) is list and _is_listed(ranking, table[dilemma]):
+            # The table holds every permutation of A–E: found there, the ranking is valid.
+            checked[dilemma] = tuple(ranking)
         else:
             try:
                 checked[dilemma] = validate_ranking(ranking)
@@ -896,6 +894,13 @@ def _checked_rankings(rankings: object, dilemmas: tuple[str, ...]) -> dict[str, 
     if errors:
         raise _ranking_errors(errors)
     return checked
+
+
+def _is_listed(ranking: list[object], entries: Mapping[tuple[str, ...], object]) -> bool:
+    try:
+        return tuple(ranking) in entries
+    except TypeError:  # an item that cannot be a dictionary key (a list, an object): not a letter
+        return False
 
 
 def _ranking_problem(ranking: object) -> str:

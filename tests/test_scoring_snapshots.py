@@ -45,3 +45,32 @@ def test_a_kept_value_expires_after_profile_cache_seconds(instrument, settings):
     values = iter([1, 2])
     snapshot.get(lambda: next(values))
     assert snapshot.get(lambda: next(values)) == 2
+
+
+def test_a_model_profile_deleted_in_admin_leaves_the_next_scores_nearest_models(api_client, published_models):
+    def nearest():
+        body = {"rankings": {"D1": ["C", "B", "A", "D", "E"], "D3": ["E", "D", "C", "B", "A"]}}
+        return {
+            model["slug"]
+            for model in api_client.post("/api/v1/profiles/score/", body, format="json").json()["nearest_models"]
+        }
+
+    assert "openai/gpt-5" in nearest()
+    ModelProfile.objects.get(model__slug="openai/gpt-5").delete()
+    assert nearest() == {"anthropic/claude-sonnet-4.6", "google/gemini-3.5-flash"}
+
+
+def test_a_score_checks_the_freshness_of_its_data_once(api_client, instrument, monkeypatch):
+    from django.core.cache import caches
+
+    backend = caches["default"]
+    api_client.post("/api/v1/profiles/score/", {"rankings": {}}, format="json")
+    reads = []
+    original = backend.get
+    monkeypatch.setattr(
+        backend, "get", lambda key, *args, **kwargs: reads.append(key) or original(key, *args, **kwargs)
+    )
+    api_client.post("/api/v1/profiles/score/", {"rankings": {}}, format="json")
+    assert [key for key in reads if key.startswith("snapshot-generation:")] == [
+        "snapshot-generation:surveys:profile-scoring-context"
+    ]

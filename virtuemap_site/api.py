@@ -6,10 +6,11 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
+import orjson
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, quote_etag
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
-from rest_framework import exceptions, pagination, parsers, permissions, serializers, throttling
+from rest_framework import exceptions, pagination, parsers, permissions, renderers, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -206,3 +207,42 @@ class ConditionalGetMixin:
         if timestamp is not None:
             response["Last-Modified"] = http_date(timestamp)
         return get_conditional_response(request, etag=etag, last_modified=timestamp, response=response)
+
+
+class FastJSONRenderer(renderers.JSONRenderer):
+    """DRF's JSON renderer, the same bytes, rendered by orjson when it can (a few times faster on a score body).
+
+    Plain JSON types only: datetimes, dataclasses and subclasses of str, int, dict and list (lazy strings, choices,
+    DRF's ReturnDict) go to DRF's encoder, which formats them its own way, as does a requested indent. Either way
+    the output is compact UTF-8 with U+2028/U+2029 escaped, as DRF's. One difference: orjson writes NaN as null
+    where DRF refuses it; no body of this API holds NaN (a missing score is None).
+    """
+
+    OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        if data is None or accepted_media_type != self.media_type or (renderer_context or {}).get("indent"):
+            return super().render(data, accepted_media_type, renderer_context)
+        try:
+            body = orjson.dumps(data, option=self.OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError: a type above, a key that is not a string, an int over 64 bits
+            return super().render(data, accepted_media_type, renderer_context)
+        # As DRF does: these two are valid JSON but end a line in JavaScript.
+        if b"\xe2\x80\xa8" in body or b"\xe2\x80\xa9" in body:
+            body = body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+        return body
+
+
+class PlainJSONRequestMixin:
+    """For an APIView whose first renderer is JSON: skip content negotiation for a request that leaves the choice
+    to the server (no Accept header, ``*/*`` or ``application/json``, no ``?format=``). DRF would pick the first
+    renderer for it too; any other request is negotiated as usual (the browsable API, or 406)."""
+
+    PLAIN_ACCEPT = (None, "*/*", "application/json")
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple[Any, str]:
+        meta = request._request.META
+        if meta.get("HTTP_ACCEPT") in self.PLAIN_ACCEPT and not meta.get("QUERY_STRING") and not self.format_kwarg:
+            renderer = self.renderer_classes[0]()
+            return renderer, renderer.media_type
+        return super().perform_content_negotiation(request, force)

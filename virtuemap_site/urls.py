@@ -30,17 +30,21 @@ register_converter(ModelSlugConverter, "model_slug")
 
 # The public REST API, version 1 (see README "REST API").
 api_v1 = [
+    # First: Django tries the patterns in order, and this is the API's busiest endpoint.
+    path("profiles/score/", survey_api.ProfileScoreApi.as_view(), name="api-profile-score"),
     path("virtues/", survey_api.VirtueListApi.as_view(), name="api-virtue-list"),
     path("dilemmas/", survey_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
     path("keys/", survey_api.KeyListApi.as_view(), name="api-key-list"),
     path("models/", llmruns_api.ModelListApi.as_view(), name="api-model-list"),
     # Model slugs contain a slash (openai/gpt-5).
     path("models/<model_slug:slug>/", llmruns_api.ModelDetailApi.as_view(), name="api-model-detail"),
-    path("profiles/score/", survey_api.ProfileScoreApi.as_view(), name="api-profile-score"),
     path("transitivity/", include("transitivity.api_urls")),
 ]
 
 urlpatterns = [
+    # First for the same reason as the score endpoint in it; no pattern below starts with api/v1/ but the study's,
+    # which api_v1 does not match.
+    path("api/v1/", include(api_v1)),
     path("", survey_views.home, name="home"),
     path("profile/", survey_views.profile_start, name="profile-start"),
     path("profile/dilemmas/<str:dilemma_id>/", survey_views.profile_dilemma, name="profile-dilemma"),
@@ -51,7 +55,6 @@ urlpatterns = [
     path("api/v1/study/", include("surveys.api_urls")),
     path("study/", include("surveys.urls")),
     path("transitivity/", include("transitivity.urls")),
-    path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
     # Swagger UI's stylesheet draws its icons as data: SVG images; only this page allows them.

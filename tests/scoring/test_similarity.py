@@ -140,3 +140,22 @@ def test_nearest_profiles_few_agrees_with_nearest_profiles(person, candidates):
     # k above the number of candidates: the same candidates, the same values to rounding.
     fast, reference = nearest_profiles_few(person, candidates, k=10), nearest_profiles(person, candidates, k=10)
     assert dict(fast) == pytest.approx(dict(reference), abs=1e-9)
+
+
+@given(
+    gappy_profiles | profiles, st.dictionaries(st.sampled_from(["m1", "m2", "m3", "m4"]), gappy_profiles, max_size=4)
+)
+def test_nearest_profiles_prepared_gives_exactly_what_nearest_profiles_few_gives(person, candidates):
+    from scoring.similarity import nearest_profiles_few, nearest_profiles_prepared, prepared_profiles
+
+    prepared = prepared_profiles(candidates, VIRTUES)
+    assert nearest_profiles_prepared(person, prepared, k=10) == nearest_profiles_few(person, candidates, k=10)
+
+
+def test_a_prepared_candidate_with_a_gap_is_compared_on_the_shared_virtues():
+    from scoring.similarity import nearest_profiles_prepared, prepared_profiles
+
+    person = _profile(90, 80, 70, 60, 50)
+    prepared = prepared_profiles({"gappy": {**_profile(90, 80, 70, 60, 50), "temperance": None}}, VIRTUES)
+    [(name, similarity)] = nearest_profiles_prepared(person, prepared)
+    assert (name, similarity) == ("gappy", pytest.approx(100.0, abs=1e-9))

@@ -129,3 +129,43 @@ def test_reads_are_never_throttled(api_client, instrument, monkeypatch):
 
     monkeypatch.setattr(AnonymousPostThrottle, "THROTTLE_RATES", {"anon_post": "1/minute"})
     assert {api_client.get("/api/v1/virtues/").status_code for _ in range(3)} == {200}
+
+
+def test_the_fast_renderer_writes_the_bytes_drfs_renderer_writes(api_client, instrument, published_models):
+    from rest_framework.renderers import JSONRenderer
+
+    from virtuemap_site.api import FastJSONRenderer
+
+    body = score(api_client, {"rankings": RANKINGS}).json()
+    body["nearest_models"][0]["name"] = 'line\u2028separator é \u2029 "quoted" \\ \x01'
+    assert FastJSONRenderer().render(body, "application/json") == JSONRenderer().render(body, "application/json")
+
+
+def test_the_fast_renderer_leaves_what_orjson_would_write_differently_to_drf(api_client):
+    from datetime import UTC, datetime
+
+    from rest_framework.renderers import JSONRenderer
+
+    from virtuemap_site.api import FastJSONRenderer
+
+    body = {"at": datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC), "big": 2**70, "n": {1: "x"}}
+    assert FastJSONRenderer().render(body, "application/json") == JSONRenderer().render(body, "application/json")
+
+
+def test_a_request_for_html_still_gets_the_browsable_api(api_client, instrument):
+    response = score(api_client, {"rankings": RANKINGS}, HTTP_ACCEPT="text/html")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+
+
+def test_a_request_for_a_format_the_api_does_not_speak_is_a_406(api_client, instrument):
+    response = score(api_client, {"rankings": RANKINGS}, HTTP_ACCEPT="application/xml")
+    assert response.status_code == 406
+    assert set(response.json()) == {"message", "extra"}
+
+
+def test_a_plain_json_request_gets_json_and_the_same_headers_as_before(api_client, instrument):
+    response = score(api_client, {"rankings": RANKINGS})
+    assert response["Content-Type"] == "application/json"
+    assert response["Allow"] == "POST, OPTIONS"
+    assert "Accept" in response["Vary"]
