@@ -4,6 +4,7 @@ and finds the decision with that reason in the audit trail."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from surveys.models import KeyCandidate, KeyDecision
 from surveys.services import validation_open
@@ -32,11 +33,12 @@ def test_a_researcher_promotes_a_key_candidate_with_a_reason_and_sees_it_in_the_
     page.locator(f'input[name="_selected_action"][value="{candidate.pk}"]').check()
     page.locator('select[name="action"]').select_option("promote")
     page.get_by_role("button", name="Run").click()
-    assert page.get_by_text("The reason is recorded").is_visible()
+    expect(page.get_by_text("The reason is recorded")).to_be_visible()
     page.get_by_label("Reason").fill("Expert panel agreed in the May meeting")
     screenshot(page, "admin-key-promote")
     page.get_by_role("button", name="Promote").click()
-    assert page.get_by_text("Promote: 1 candidate(s).").is_visible()
+    # expect waits for the redirect after the action; is_visible() would look before it arrives.
+    expect(page.get_by_text("Promote: 1 candidate(s).")).to_be_visible()
 
     page.goto("/admin/surveys/keydecision/?action__exact=retained")
     row = page.locator("#result_list tbody tr").filter(has_text="Expert panel agreed in the May meeting")

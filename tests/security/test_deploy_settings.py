@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _production_env(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "HTTPS", "SECURE_HSTS_SECONDS")}
+    # DJANGO_ALLOW_ASYNC_UNSAFE is the browser tests' (Playwright's event loop in the test process), never production's.
+    test_only = ("DEBUG", "HTTPS", "SECURE_HSTS_SECONDS", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    env = {key: value for key, value in os.environ.items() if key not in test_only}
     env.update(
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),

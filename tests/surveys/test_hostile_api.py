@@ -45,6 +45,10 @@ def study(instrument, consent_texts, settings):
     validation_open(pairs=[("D1", "wisdom"), ("D2", "courage")])
     settings.STUDY_ITEMS_PER_RESPONDENT = 1
     settings.STUDY_ATTENTION_CHECKS = 1
+    # Every example posts from the same client address; the per-client rate limits (tests/security) would turn
+    # later examples into 429s and hide what the input itself does.
+    settings.STUDY_CONSENT_RATE = "off"
+    settings.STUDY_SUBMIT_RATE = "off"
 
 
 def call(method: str, path: str, request: tuple[bytes, str], **headers: str):

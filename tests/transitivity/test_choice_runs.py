@@ -134,6 +134,25 @@ def test_the_celery_task_runs_a_queued_run(choice_model):
     assert choice_run_task.apply(args=[run.pk]).get() == ChoiceRun.Status.FINISHED
 
 
+def test_a_task_at_its_soft_time_limit_hands_the_run_to_a_fresh_task(
+    choice_model, monkeypatch, django_capture_on_commit_callbacks
+):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from transitivity import tasks
+
+    run = choice_run_start(model=choice_model, blocks=[3], orders=["original"], enqueue=False)
+
+    def hang(**kwargs):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(tasks, "choice_run_execute", hang)
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert tasks.choice_run_task.run(run.pk) == "requeued"
+    assert ChoiceRun.objects.get(pk=run.pk).status == ChoiceRun.Status.QUEUED
+    assert len(callbacks) == 1
+
+
 def test_a_run_that_is_not_queued_is_left_alone(choice_model, choice_provider):
     run = choice_run_start(model=choice_model, blocks=[3], enqueue=False)
     choice_run_cancel(run=run)
