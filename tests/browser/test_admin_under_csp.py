@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from surveys.models import KeyCandidate
 from tests.browser.conftest import DESKTOP, _open_page
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,15 +31,17 @@ def _visit(page, url: str) -> None:
     page.wait_for_load_state("load")
 
 
-def test_admin_pages_raise_no_csp_violation(staff_page, instrument, consent_texts, respondent, screenshot):
+def test_admin_pages_raise_no_csp_violation(staff_page, instrument, consent_texts, respondent, researcher, screenshot):
     page, problems = staff_page
+    # Primary keys from the rows themselves: PostgreSQL's sequences do not restart between tests.
+    candidate = KeyCandidate.objects.order_by("pk").first()
     for url in [
         "/admin/",
         "/admin/surveys/respondent/",
         "/admin/surveys/respondent/?suspicion=any",
         f"/admin/surveys/respondent/{respondent.pk}/change/",
         "/admin/surveys/keycandidate/",
-        "/admin/surveys/keycandidate/1/change/",
+        f"/admin/surveys/keycandidate/{candidate.pk}/change/",
         "/admin/surveys/consenttext/add/",
         "/admin/llmruns/llmmodel/add/",
         "/admin/llmruns/modelprofile/add/",
@@ -46,7 +49,7 @@ def test_admin_pages_raise_no_csp_violation(staff_page, instrument, consent_text
         "/admin/knox/authtoken/add/",
         "/admin/axes/accessattempt/",
         "/admin/auth/user/add/",
-        "/admin/auth/user/1/password/",
+        f"/admin/auth/user/{researcher.pk}/password/",
     ]:
         _visit(page, url)
     assert problems == []
