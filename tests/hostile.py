@@ -209,3 +209,16 @@ def rolled_back() -> Iterator[None]:
     with transaction.atomic():
         yield
         transaction.set_rollback(True)
+
+
+def hostile_study_open(settings) -> None:
+    """The study both hostile-input modules attack: two open pairs, one item and then an attention check."""
+    from surveys.services import validation_open
+
+    validation_open(pairs=[("D1", "wisdom"), ("D2", "courage")])
+    settings.STUDY_ITEMS_PER_RESPONDENT = 1
+    settings.STUDY_ATTENTION_CHECKS = 1
+    # Every example posts from the same client address; the per-client rate limits (tests/security) would turn
+    # later examples into 429s and hide what the input itself does.
+    settings.STUDY_CONSENT_RATE = "off"
+    settings.STUDY_SUBMIT_RATE = "off"

@@ -12,12 +12,13 @@ from hypothesis.control import currently_in_test_context
 
 from surveys.api import TOKEN_HEADER
 from surveys.models import Assignment, KeyCandidate, Respondent, ValidationResponse
-from surveys.services import respondent_consent, token_hash, validation_next_assignment, validation_open
+from surveys.services import respondent_consent, token_hash, validation_next_assignment
 from tests.hostile import (
     HOSTILE_SETTINGS,
     MALFORMED_BODIES,
     changed,
     db_state,
+    hostile_study_open,
     hostile_text,
     json_request,
     rolled_back,
@@ -42,13 +43,7 @@ def _no_throttle(monkeypatch):
 
 @pytest.fixture
 def study(instrument, consent_texts, settings):
-    validation_open(pairs=[("D1", "wisdom"), ("D2", "courage")])
-    settings.STUDY_ITEMS_PER_RESPONDENT = 1
-    settings.STUDY_ATTENTION_CHECKS = 1
-    # Every example posts from the same client address; the per-client rate limits (tests/security) would turn
-    # later examples into 429s and hide what the input itself does.
-    settings.STUDY_CONSENT_RATE = "off"
-    settings.STUDY_SUBMIT_RATE = "off"
+    hostile_study_open(settings)
 
 
 def call(method: str, path: str, request: tuple[bytes, str], **headers: str):

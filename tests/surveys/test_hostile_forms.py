@@ -12,8 +12,16 @@ from hypothesis.control import currently_in_test_context
 
 from surveys import views
 from surveys.models import Assignment, KeyCandidate, ProfilingSubmission, Respondent, Study, ValidationResponse
-from surveys.services import respondent_consent, validation_next_assignment, validation_open
-from tests.hostile import HOSTILE_SETTINGS, changed, db_state, form_request, hostile_text, rolled_back
+from surveys.services import respondent_consent, validation_next_assignment
+from tests.hostile import (
+    HOSTILE_SETTINGS,
+    changed,
+    db_state,
+    form_request,
+    hostile_study_open,
+    hostile_text,
+    rolled_back,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -31,14 +39,7 @@ DEMOGRAPHICS = {
 
 @pytest.fixture
 def study(instrument, consent_texts, settings):
-    validation_open(pairs=[("D1", "wisdom"), ("D2", "courage")])
-    # One item, then an attention check.
-    settings.STUDY_ITEMS_PER_RESPONDENT = 1
-    settings.STUDY_ATTENTION_CHECKS = 1
-    # Every example posts from the same client address; the per-client rate limits (tests/security) would turn
-    # later examples into 429s and hide what the input itself does.
-    settings.STUDY_CONSENT_RATE = "off"
-    settings.STUDY_SUBMIT_RATE = "off"
+    hostile_study_open(settings)
 
 
 def post(client: Client, path: str, request: tuple[bytes, str]):
