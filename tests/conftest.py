@@ -90,11 +90,6 @@ def database_url(settings):
 @pytest.fixture
 def free_port():
     """A function returning a TCP port on 127.0.0.1 that nothing listens on right now."""
-    import socket
-
-    def pick() -> int:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            return probe.getsockname()[1]
+    from benchmarks.serving import free_port as pick
 
     return pick

@@ -24,6 +24,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import RequestFactory
 
+from benchmarks.serving import free_port
 from llmruns.backends.base import Backend
 from llmruns.models import ItemResponse, LLMModel, Suite
 from llmruns.services import suite_backend_config, suite_execute, suite_start
@@ -242,15 +243,9 @@ def test_error_reports_drop_addresses_user_agents_and_secret_values(provider_key
 # --- gunicorn -----------------------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_gunicorn_logs_no_address_user_agent_or_panel_id(tmp_path):
     access, errors = tmp_path / "access.log", tmp_path / "error.log"
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "DEBUG": "true", "GUNICORN_ACCESS_LOG": str(access), "GUNICORN_ERROR_LOG": str(errors)}
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
