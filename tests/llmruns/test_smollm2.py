@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import io
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ import pytest
 from django.apps import apps as django_apps
 from django.core.management import call_command
 
+from benchmarks.serving import free_port
 from llmruns.backends import BackendConfig, backend_for
 from llmruns.backends.local import smollm2_gguf_path
 from llmruns.models import ItemResponse, LLMModel, ModelProfile, Suite
@@ -30,16 +30,10 @@ pytestmark = pytest.mark.django_db
 SERVER_START_TIMEOUT = 90.0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def llama_server():
     """`python -m llama_cpp.server` on 127.0.0.1 serving the SmolLM2 GGUF; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf_path())]
     command += [
         "--host",
