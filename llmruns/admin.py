@@ -1,237 +1,297 @@
+"""Admin of the run engine and the result store: models, runs of every instrument, their trials, results.
+
+Runs start from the model list (one action per registered instrument, default plan) or `manage.py run_instrument`;
+here staff watch progress, resume, cancel and publish. Trials and their attempts are results, shown read-only with
+every request verbatim. Results can be re-scored from their runs' stored answers (no LLM call).
+"""
+
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.contrib.admin.options import ActionLocation
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from llmruns import selectors
-from llmruns.forms import model_profile_form_class
-from llmruns.models import ItemResponse, LLMModel, ModelProfile, QuestionnaireRun, Suite
-from llmruns.services import suite_cancel, suite_publish, suite_resume, suite_start
+from instruments import registry
+from llmruns.engine import run_cancel, run_resume, run_start
+from llmruns.models import Attempt, LLMModel, Result, Run, Trial
+from llmruns.results import result_is_stale, result_publish, result_rescore
+from llmruns.selectors import run_list
 from virtuemap_site.admin_mixins import AuditTrailAdminMixin
+from virtuemap_site.errors import ApplicationError
+
+
+def _start_action(slug: str) -> Callable[..., None]:
+    def start(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[LLMModel]) -> None:
+        for model in queryset:
+            try:
+                run = run_start(instrument=slug, model=model)
+            except ApplicationError as error:
+                modeladmin.message_user(request, f"{model}: {error.message}", messages.ERROR)
+            else:
+                modeladmin.message_user(request, f"Run {run.pk} ({slug}) of {model} queued (seed {run.seed}).")
+
+    start.__name__ = f"start_{slug}"
+    return start
 
 
 @admin.register(LLMModel)
 class LLMModelAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "provider", "model_id", "temperature", "concurrency", "latest_suite"]
+    list_display = ["name", "slug", "provider", "model_id", "temperature", "concurrency", "latest_run"]
     list_filter = ["provider", "family"]
     search_fields = ["name", "slug", "model_id"]
-    actions = ["start_suite"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[LLMModel]:
-        latest = Suite.objects.filter(model=OuterRef("pk")).order_by("-id")
+        latest = Run.objects.filter(model=OuterRef("pk")).order_by("-id")
         return (
             super()
             .get_queryset(request)
             .annotate(
-                latest_suite_id=Subquery(latest.values("pk")[:1]),
-                latest_suite_status=Subquery(latest.values("status")[:1]),
+                latest_run_id=Subquery(latest.values("pk")[:1]),
+                latest_run_instrument=Subquery(latest.values("instrument")[:1]),
+                latest_run_status=Subquery(latest.values("status")[:1]),
             )
         )
 
-    @admin.display(description="latest suite")
-    def latest_suite(self, model: LLMModel) -> str:
-        if model.latest_suite_id is None:
+    def get_actions(self, request: HttpRequest, action_location: Any = ActionLocation.CHANGE_LIST) -> dict[str, Any]:
+        actions = super().get_actions(request, action_location=action_location)
+        if action_location != ActionLocation.CHANGE_LIST:
+            return actions
+        for plugin in registry.instruments():
+            action = _start_action(plugin.slug)
+            description = f"Start a {plugin.identity.name} run (default plan)"
+            actions[action.__name__] = (action, action.__name__, description)
+        return actions
+
+    @admin.display(description="latest run")
+    def latest_run(self, model: LLMModel) -> str:
+        if model.latest_run_id is None:
             return "—"
-        url = reverse("admin:llmruns_suite_change", args=[model.latest_suite_id])
-        return format_html('<a href="{}">#{} {}</a>', url, model.latest_suite_id, model.latest_suite_status)
-
-    @admin.action(description="Start a run-suite (3–10 runs, default thresholds)")
-    def start_suite(self, request: HttpRequest, queryset: QuerySet[LLMModel]) -> None:
-        for model in queryset:
-            suite = suite_start(model=model)
-            self.message_user(request, f"Suite {suite.pk} of {model} queued (seed {suite.seed}).")
+        url = reverse("admin:llmruns_run_change", args=[model.latest_run_id])
+        return format_html(
+            '<a href="{}">#{} {} {}</a>', url, model.latest_run_id, model.latest_run_instrument, model.latest_run_status
+        )
 
 
-@admin.register(ModelProfile)
-class ModelProfileAdmin(admin.ModelAdmin):
-    """Enter or correct a published profile by hand: one mean (optional std and CI half-width) per virtue.
-
-    Saving here marks the profile as entered in admin; the gallery and the API show it at once.
-    """
-
-    list_display = ["model", "source", "runs", "consistency", "max_ci_half_width", "published_at"]
-    list_filter = ["source"]
-    list_select_related = ["model"]
-    readonly_fields = ["source", "max_ci_half_width", "published_at"]
-
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        # Built per request: the virtue fields follow the Virtue table.
-        kwargs["form"] = model_profile_form_class()
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    def get_fieldsets(self, request, obj=None):
-        form = model_profile_form_class()
-        scores = [(f"mean_{v}", f"std_{v}", f"ci_half_width_{v}") for v in form.virtue_ids]
-        return [
-            (None, {"fields": ["model", "runs", "source"]}),
-            (
-                "Virtue scores (0–100)",
-                {"fields": scores, "description": "The mean over valid full runs; std and half-width if known."},
-            ),
-            ("Consistency and failures", {"fields": ["consistency", "invalid_count", "max_ci_half_width"]}),
-        ]
-
-
-class QuestionnaireRunInline(admin.TabularInline):
-    model = QuestionnaireRun
-    extra = 0
-    can_delete = False
-    fields = ["index", "valid", "scores", "finished_at"]
-    readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-@admin.register(Suite)
-class SuiteAdmin(admin.ModelAdmin):
-    list_display = [
-        "id",
-        "model",
-        "status",
-        "runs_display",
-        "means_display",
-        "ci_display",
-        "consistency_display",
-        "cost_total",
-        "published",
-        "created_at",
-    ]
-    list_filter = ["status", "published", "model"]
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["id", "instrument", "model", "status", "trials_display", "progress_display", "cost_total"]
+    list_filter = ["instrument", "status", "model"]
     list_select_related = ["model"]
     actions = ["resume", "cancel", "publish"]
-    inlines = [QuestionnaireRunInline]
     readonly_fields = [
-        "model",
         "instrument",
+        "instrument_version",
+        "items_hash",
+        "language",
+        "model",
+        "judge",
         "label",
+        "plan_display",
         "seed",
-        "request_params",
+        "request_params_display",
         "status",
         "stop_reason",
         "stop_detail",
-        "progress",
+        "progress_display",
+        "trials_link",
+        "cost_budget",
         "cost_total",
-        "published",
         "created_at",
         "started_at",
         "finished_at",
+        "heartbeat_at",
     ]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Suite]:
-        return selectors.suite_list()
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        # Suites start from the model list (action "Start a run-suite") or `manage.py run_suite`.
-        return False
-
-    @admin.display(description="runs (valid / started)")
-    def runs_display(self, suite: Suite) -> str:
-        return f"{suite.runs_valid} / {suite.runs_started} (max {suite.max_runs})"
-
-    @admin.display(description="current means")
-    def means_display(self, suite: Suite) -> str:
-        means = (suite.progress or {}).get("profile") or {}
-        return ", ".join(f"{virtue[:4]} {mean:.1f}" for virtue, mean in means.items()) or "—"
-
-    @admin.display(description="max CI ±")
-    def ci_display(self, suite: Suite) -> str:
-        width = (suite.progress or {}).get("max_ci_half_width")
-        return "—" if width is None else f"{width:.2f}"
-
-    @admin.display(description="consistency")
-    def consistency_display(self, suite: Suite) -> str:
-        value = (suite.progress or {}).get("consistency_0_100")
-        return "—" if value is None else f"{value:.1f}"
-
-    @admin.action(description="Resume (from the stored items)")
-    def resume(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
-        for suite in queryset:
-            if suite_resume(suite=suite):
-                self.message_user(request, f"Suite {suite.pk} queued again.")
-            else:
-                self.message_user(request, f"Suite {suite.pk} has finished; nothing to resume.", messages.WARNING)
-
-    @admin.action(description="Cancel")
-    def cancel(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
-        for suite in queryset:
-            if suite_cancel(suite=suite):
-                self.message_user(request, f"Suite {suite.pk} cancelled.")
-            else:
-                self.message_user(request, f"Suite {suite.pk} had already ended.", messages.WARNING)
-
-    @admin.action(description="Publish as the model's profile")
-    def publish(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
-        for suite in queryset:
-            try:
-                profile = suite_publish(suite=suite)
-            except ValidationError as error:
-                self.message_user(request, "; ".join(error.messages), messages.ERROR)
-            else:
-                self.message_user(request, f"Published {profile.model} from suite {suite.pk}.")
-
-
-@admin.register(ItemResponse)
-class ItemResponseAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
-    """Read-only: item responses are results, kept verbatim."""
-
-    list_display = ["id", "suite_display", "run_index", "dilemma", "status", "valid", "attempt_count", "constrained"]
-    list_filter = ["status", "valid", "constrained", "run__suite"]
-    list_select_related = ["run", "dilemma"]
-    exclude = ["attempts", "claim_token"]
+    exclude = ["plan", "request_params", "progress"]
 
     class Media:
         # A stylesheet, not a style attribute: the Content Security Policy allows no inline styles.
         css = {"all": ["css/admin.css"]}
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Run]:
+        return run_list()
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Runs start from the model list (one action per instrument) or `manage.py run_instrument`.
+        return False
+
+    @admin.display(description="trials (stored / created)")
+    def trials_display(self, run: Run) -> str:
+        errors = f", {run.trials_error} failed" if run.trials_error else ""
+        return f"{run.trials_done} / {run.trials_total}{errors}"
+
+    @admin.display(description="progress")
+    def progress_display(self, run: Run) -> str:
+        if run.instrument not in registry.slugs():
+            return "—"
+        return registry.instrument(run.instrument).progress_text(run.progress or {}) or "—"
+
+    @admin.display(description="plan")
+    def plan_display(self, run: Run) -> str:
+        return _json_block(run.plan)
+
+    @admin.display(description="request parameters")
+    def request_params_display(self, run: Run) -> str:
+        return _json_block(run.request_params)
+
+    @admin.display(description="trials")
+    def trials_link(self, run: Run) -> str:
+        url = reverse("admin:llmruns_trial_changelist") + f"?run__id__exact={run.pk}"
+        return format_html('<a href="{}">{} trials, every request verbatim</a>', url, run.trials_total)
+
+    @admin.action(description="Resume (from the stored trials)")
+    def resume(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
+        for run in queryset:
+            if run_resume(run=run):
+                self.message_user(request, f"Run {run.pk} queued again.")
+            else:
+                self.message_user(request, f"Run {run.pk} has finished; nothing to resume.", messages.WARNING)
+
+    @admin.action(description="Cancel")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
+        for run in queryset:
+            if run_cancel(run=run):
+                self.message_user(request, f"Run {run.pk} cancelled.")
+            else:
+                self.message_user(request, f"Run {run.pk} had already ended.", messages.WARNING)
+
+    @admin.action(description="Publish as the model's result")
+    def publish(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
+        for run in queryset:
+            try:
+                result = result_publish(run=run)
+            except ApplicationError as error:
+                self.message_user(request, error.message, messages.ERROR)
+            else:
+                self.message_user(request, f"Published the {result} from run {run.pk}.")
+
+
+def _json_block(value: Any) -> str:
+    return format_html('<pre class="raw-text">{}</pre>', json.dumps(value, indent=1, ensure_ascii=False))
+
+
+class AttemptInline(admin.StackedInline):
+    model = Attempt
+    extra = 0
+    can_delete = False
+    fields = ["number", "step", "status", "detail", "raw_text_display", "logprobs_display", "request_display", "at"]
+    readonly_fields = fields
+    exclude = ["messages", "raw"]
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="raw text (verbatim)")
+    def raw_text_display(self, attempt: Attempt) -> str:
+        return format_html('<pre class="raw-text">{}</pre>', attempt.raw_text) if attempt.raw_text else "—"
+
+    @admin.display(description="first-token log-probabilities")
+    def logprobs_display(self, attempt: Attempt) -> str:
+        if not attempt.logprobs:
+            return "—"
+        return format_html_join(
+            ", ", "{} {}", ((repr(entry["token"]), f"{entry['logprob']:.3f}") for entry in attempt.logprobs[:10])
+        )
+
+    @admin.display(description="request")
+    def request_display(self, attempt: Attempt) -> str:
+        return _json_block({"messages": attempt.messages, **attempt.request})
+
+
+@admin.register(Trial)
+class TrialAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    """Read-only: trials are results, with every request and answer kept verbatim."""
+
+    list_display = ["id", "run", "item", "presentation", "replicate", "status", "answer_status", "attempt_count"]
+    list_filter = ["status", "answer_status", "run__instrument", "run"]
+    list_select_related = ["run__model"]
+    inlines = [AttemptInline]
+    exclude = ["claim_token", "display", "messages", "answer"]
     readonly_fields = [
         "run",
-        "dilemma",
+        "item",
+        "presentation",
+        "replicate",
         "status",
-        "display_to_option",
-        "request_messages",
-        "attempts_display",
+        "display_display",
+        "answer_display",
+        "answer_status",
+        "answer_detail",
         "attempt_count",
-        "display_ranking",
-        "canonical_ranking",
-        "valid",
         "latency_ms",
         "prompt_tokens",
         "completion_tokens",
         "cost",
         "served_by",
-        "constrained",
         "last_error",
         "claimed_at",
         "completed_at",
     ]
 
-    @admin.display(description="suite")
-    def suite_display(self, item: ItemResponse) -> int:
-        return item.run.suite_id
+    class Media:
+        css = {"all": ["css/admin.css"]}
 
-    @admin.display(description="run")
-    def run_index(self, item: ItemResponse) -> int:
-        return item.run.index
+    @admin.display(description="shown as")
+    def display_display(self, trial: Trial) -> str:
+        return _json_block(trial.display)
 
-    @admin.display(description="every attempt (raw text verbatim)")
-    def attempts_display(self, item: ItemResponse) -> str:
-        if not item.attempts:
-            return "—"
-        return format_html_join(
-            "",
-            '<div><strong>attempt {} — {}</strong> {}<pre class="raw-text">{}</pre></div>',
-            (
-                (
-                    attempt.get("attempt") if attempt.get("attempt") is not None else "(provider error)",
-                    attempt.get("status", ""),
-                    format_html("<em>{}</em>", attempt.get("detail", "")),
-                    attempt.get("raw_text", ""),
-                )
-                for attempt in item.attempts
-            ),
-        )
+    @admin.display(description="answer")
+    def answer_display(self, trial: Trial) -> str:
+        return _json_block(trial.answer)
+
+
+@admin.register(Result)
+class ResultAdmin(admin.ModelAdmin):
+    """Published results of every instrument; stale ones can be re-scored from their runs' stored answers."""
+
+    list_display = ["model", "instrument", "language", "source", "run", "stale_display", "scored_at", "published_at"]
+    list_filter = ["instrument", "language", "source"]
+    list_select_related = ["model", "run"]
+    actions = ["rescore"]
+    readonly_fields = [
+        "model",
+        "instrument",
+        "instrument_version",
+        "language",
+        "source",
+        "run",
+        "summary_display",
+        "dependencies",
+        "scored_at",
+        "published_at",
+    ]
+    exclude = ["summary"]
+
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Results come from runs (publish), imports, or an instrument's own entry form.
+        return False
+
+    @admin.display(description="stale", boolean=True)
+    def stale_display(self, result: Result) -> bool:
+        return result_is_stale(result)
+
+    @admin.display(description="summary")
+    def summary_display(self, result: Result) -> str:
+        return _json_block(result.summary)
+
+    @admin.action(description="Re-score from the stored answers (no LLM call)")
+    def rescore(self, request: HttpRequest, queryset: QuerySet[Result]) -> None:
+        for result in queryset.select_related("run", "model"):
+            try:
+                result_rescore(result=result)
+            except ApplicationError as error:
+                self.message_user(request, error.message, messages.ERROR)
+            else:
+                self.message_user(request, f"Re-scored the {result}.")

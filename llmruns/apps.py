@@ -5,28 +5,7 @@ from django.apps import AppConfig
 
 class LlmrunsConfig(AppConfig):
     name = "llmruns"
-    verbose_name = "LLM run-suites"
+    verbose_name = "LLM runs and results"
 
     def ready(self) -> None:
-        from django.db import transaction
-        from django.db.models.signals import post_delete, post_save
-
         from llmruns import checks  # noqa: F401 (registers the system checks)
-        from llmruns.models import LLMModel, ModelProfile
-        from llmruns.selectors import published_profile_scores_forget
-        from surveys.selectors import profile_scoring_context_forget
-
-        def forget_both() -> None:
-            # The scoring context holds the model profiles too (one freshness check per score request).
-            published_profile_scores_forget()
-            profile_scoring_context_forget()
-
-        def forget(**kwargs) -> None:
-            # Now, for this process and transaction, and again after commit: a concurrent request may have
-            # reloaded the rows before they were committed.
-            forget_both()
-            transaction.on_commit(forget_both)
-
-        for model in (LLMModel, ModelProfile):
-            post_save.connect(forget, sender=model, weak=False, dispatch_uid=f"model-scores-{model.__name__}-save")
-            post_delete.connect(forget, sender=model, weak=False, dispatch_uid=f"model-scores-{model.__name__}-del")

@@ -1,15 +1,16 @@
-"""Language models, and the profiles published for them in the gallery and the API.
+"""Language models, the runs of the one run engine, and the results published from them.
 
-The run-suite stores a `Suite` per model and instrument, its `QuestionnaireRun`s and one `ItemResponse` per
-run × dilemma (unique, so a resumed suite can neither duplicate nor lose an item). Publishing a finished suite
-writes the model's `ModelProfile`; until then a researcher can enter a profile in admin.
+A `Run` asks one model one instrument (at one version, in one language, under one plan). It consists of `Trial`s —
+an item, shown one way, the n-th time — each stored exactly once (unique per run × item × presentation × replicate,
+so a resumed run can neither duplicate nor lose one), and every request of a trial is kept verbatim as an `Attempt`.
+A `Result` is a model's published result on an instrument and language, with what it was computed from.
 """
 
 from __future__ import annotations
 
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Q
 
 
 class LLMModel(models.Model):
@@ -56,8 +57,10 @@ class LLMModel(models.Model):
         default="json_schema",
         help_text="How the JSON schema is sent when structured output is requested.",
     )
-    constrain_to_rankings = models.BooleanField(
-        default=False, help_text="Constrain decoding to the 120 valid rankings where the backend supports it."
+    constrained_decoding = models.BooleanField(
+        default=False,
+        help_text="Constrain decoding to the instrument's valid answers (e.g. the 120 rankings) where the backend "
+        "supports it.",
     )
     extra_params = models.JSONField(
         default=dict, blank=True, help_text="Extra request parameters, e.g. OpenRouter provider routing."
@@ -67,7 +70,7 @@ class LLMModel(models.Model):
         default=20,
         help_text=(
             "First-token candidates the provider returns with log-probabilities (its maximum, at most 20); 0 when "
-            "it returns none, so that the transitivity instrument measures choices by repeated sampling."
+            "it returns none, so that instruments reading label probabilities measure choices by repeated sampling."
         ),
     )
     requests_per_minute = models.PositiveIntegerField(default=60)
@@ -85,149 +88,84 @@ class LLMModel(models.Model):
         return self.name
 
 
-class ModelProfile(models.Model):
-    """The published virtue profile of a model, in the field names of the original run-suite's output.
+class Run(models.Model):
+    """One model asked one instrument by the run engine (`llmruns.engine`).
 
-    `profile_stats` maps each virtue id to {mean, std, ci_low, ci_high, ci_half_width}; `consistency_stats`
-    holds the same fields for the consistency C = 100·(τ̄+1)/2.
-    """
-
-    class Source(models.TextChoices):
-        ADMIN = "admin", "Entered in admin"
-        SUITE = "suite", "Published run-suite"
-        IMPORT = "import", "Imported run records"
-
-    model = models.OneToOneField(LLMModel, on_delete=models.CASCADE, related_name="profile")
-    source = models.CharField(max_length=16, choices=Source.choices, default=Source.ADMIN)
-    suite = models.ForeignKey(
-        "Suite",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="The suite this profile was published from (none for profiles entered in admin).",
-    )
-    runs = models.PositiveIntegerField("valid full runs")
-    profile_stats = models.JSONField()
-    max_ci_half_width = models.FloatField(null=True, blank=True)
-    mean_pairwise_kendall_tau = models.FloatField(null=True, blank=True)
-    consistency = models.FloatField("consistency (0–100)", null=True, blank=True)
-    consistency_stats = models.JSONField(null=True, blank=True)
-    invalid_count = models.PositiveIntegerField(default=0)
-    failure_counts = models.JSONField(
-        default=dict, blank=True, help_text="Refusals, unparseable and truncated answers, by kind."
-    )
-    published_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["model__name"]
-
-    def __str__(self) -> str:
-        return f"Profile of {self.model}"
-
-    @property
-    def scores(self) -> dict[str, float | None]:
-        """Virtue id → mean score (None where the profile has no value for that virtue)."""
-        return {virtue: (stats or {}).get("mean") for virtue, stats in self.profile_stats.items()}
-
-
-class Suite(models.Model):
-    """Repeated questionnaire runs of one model, stopped by the sequential rule of `scoring.stats`.
-
-    `request_params` is the snapshot of every request parameter at the start (temperature, max tokens,
-    structured output, constraint, extra parameters), so a later edit of the model does not rewrite history.
-    `progress` is the latest `scoring.suite.SuiteProfile.record()`, refreshed after every batch for admin,
-    CLI and API to read without recomputing.
+    `plan` is the instrument's plan as validated at the start (its declared options with defaults filled in);
+    `request_params` the snapshot of every request parameter (temperature, tokens, structured output, provider
+    parameters), so a later edit of the model does not rewrite history. `progress` is the instrument's progress
+    record, refreshed after every batch; the `trials_*` counts after every stored trial. A queued or running run
+    silent for longer than LLMRUNS_SUITE_STALL_SECONDS (`heartbeat_at`) is queued again by celery beat.
     """
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
         PAUSED = "paused", "Paused"
-        STOPPED_EARLY = "stopped_early", "Stopped early"
-        FINISHED_AT_CAP = "finished_at_cap", "Finished at cap"
+        FINISHED = "finished", "Finished"
         CANCELLED = "cancelled", "Cancelled"
         FAILED = "failed", "Failed"
         IMPORTED = "imported", "Imported records"
 
-    FINISHED_STATUSES = (Status.STOPPED_EARLY, Status.FINISHED_AT_CAP, Status.IMPORTED)
+    FINISHED_STATUSES = (Status.FINISHED, Status.IMPORTED)
     ACTIVE_STATUSES = (Status.QUEUED, Status.RUNNING)
 
-    model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="suites")
-    instrument = models.ForeignKey("surveys.Instrument", on_delete=models.PROTECT, related_name="suites")
-    label = models.CharField(max_length=255, blank=True, help_text="Free text; the file name for imports.")
-    min_runs = models.PositiveSmallIntegerField(default=3)
-    max_runs = models.PositiveSmallIntegerField(default=10)
-    batch_size = models.PositiveSmallIntegerField(default=1, help_text="Runs between two stopping decisions.")
-    ci_threshold = models.FloatField("CI half-width threshold", default=5.0)
-    consistency_threshold = models.FloatField(default=95.0)
-    max_attempts = models.PositiveSmallIntegerField(
-        "max attempts per item", default=5, help_text="Answers asked for per item; provider errors do not count."
+    model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="runs")
+    judge = models.ForeignKey(
+        LLMModel,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="judged_runs",
+        help_text="The model that scores judge steps, for instruments that have them.",
     )
+    instrument = models.CharField(max_length=32, help_text="The registered instrument's slug.")
+    instrument_version = models.CharField(max_length=16)
+    items_hash = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the item bank the run asked.")
+    language = models.CharField(max_length=16, default="en")
+    label = models.CharField(max_length=255, blank=True, help_text="Free text; the file name for imports.")
+    plan = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField(
-        null=True, blank=True, help_text="Seeds the option permutations and sampling; none for imported records."
+        null=True, blank=True, help_text="Seeds presentations and sampling; none for imported records."
     )
     request_params = models.JSONField(default=dict, blank=True)
-    cost_budget = models.FloatField(null=True, blank=True, help_text="US$; reaching it pauses the suite.")
+    cost_budget = models.FloatField(null=True, blank=True, help_text="US$; reaching it pauses the run.")
     cost_total = models.FloatField(default=0.0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     stop_reason = models.CharField(max_length=32, blank=True)
     stop_detail = models.TextField(blank=True)
     progress = models.JSONField(default=dict, blank=True)
-    published = models.BooleanField(default=False)
+    trials_total = models.PositiveIntegerField(default=0)
+    trials_done = models.PositiveIntegerField(default=0)
+    trials_error = models.PositiveIntegerField(default=0, help_text="Trials whose last request failed.")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="Last sign of life: when the suite was queued, or when its worker last reported. A queued or "
-        "running suite silent for longer than LLMRUNS_SUITE_STALL_SECONDS is queued again by celery beat.",
+        help_text="Last sign of life: when the run was queued, or when its worker last reported.",
     )
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        constraints = [
-            models.CheckConstraint(condition=Q(min_runs__lte=F("max_runs")), name="suite_min_runs_within_max"),
-            models.CheckConstraint(condition=Q(min_runs__gte=1), name="suite_min_runs_positive"),
-            models.CheckConstraint(condition=Q(batch_size__gte=1), name="suite_batch_size_positive"),
-            models.CheckConstraint(condition=Q(max_attempts__gte=1), name="suite_max_attempts_positive"),
-        ]
+        indexes = [models.Index(fields=["instrument", "model", "status"], name="run_instrument_model_status")]
 
     def __str__(self) -> str:
-        return f"Suite {self.pk} of {self.model} ({self.get_status_display()})"
+        return f"{self.instrument} run {self.pk} of {self.model} ({self.get_status_display()})"
 
     @property
     def is_finished(self) -> bool:
         return self.status in self.FINISHED_STATUSES
 
 
-class QuestionnaireRun(models.Model):
-    """One pass through every dilemma. `valid` is None until all items ended, then True iff all are valid."""
+class Trial(models.Model):
+    """One item of a run, shown one way, the `replicate`-th time; its answer and the totals of its requests.
 
-    suite = models.ForeignKey(Suite, on_delete=models.CASCADE, related_name="runs")
-    index = models.PositiveIntegerField(help_text="1-based run number within the suite.")
-    valid = models.BooleanField(null=True, blank=True)
-    scores = models.JSONField(default=dict, blank=True, help_text="Virtue id → score, for valid full runs.")
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["suite", "index"]
-        constraints = [models.UniqueConstraint(fields=["suite", "index"], name="questionnaire_run_unique_index")]
-
-    def __str__(self) -> str:
-        return f"Run {self.index} of suite {self.suite_id}"
-
-
-class ItemResponse(models.Model):
-    """A model's answer to one dilemma in one run, with every attempt kept verbatim.
-
-    `attempts` lists every request in order: {"attempt" (1… for answers, None for provider errors, which do not
-    consume attempts), "status" (a `llmruns.parsing.ParseStatus`), "raw_text", "detail", "finish_reason",
-    "latency_ms", "prompt_tokens", "completion_tokens", "cost", "served_by", "constrained", "at"}.
-    Work is claimed by a conditional update PENDING → RUNNING with a fresh `claim_token`; the result is
-    written only under the same token, so a stale worker cannot overwrite a newer one.
+    `display` records how the item was shown (e.g. display label → option letter), `messages` the first request.
+    `answer` is the instrument's canonical answer (JSON), `answer_status` an `instruments.base.AnswerStatus`. Work
+    is claimed by a conditional update PENDING → RUNNING with a fresh `claim_token`; the outcome is written only
+    under the same token, so a stale worker cannot overwrite a newer one.
     """
 
     class Status(models.TextChoices):
@@ -236,43 +174,123 @@ class ItemResponse(models.Model):
         DONE = "done", "Done"
         ERROR = "error", "Provider error"
 
-    run = models.ForeignKey(QuestionnaireRun, on_delete=models.CASCADE, related_name="items")
-    dilemma = models.ForeignKey("surveys.Dilemma", on_delete=models.PROTECT, related_name="+")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="trials")
+    item = models.CharField(max_length=64, help_text="The instrument's item id.")
+    presentation = models.CharField(max_length=32, blank=True)
+    replicate = models.PositiveIntegerField(default=1)
+    display = models.JSONField(default=dict, blank=True)
+    messages = models.JSONField(default=list, blank=True, help_text="The first request's messages.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     claim_token = models.UUIDField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
-    display_to_option = models.JSONField(help_text='Display label → option letter, e.g. {"1": "E", …}.')
-    request_messages = models.JSONField(default=list, blank=True, help_text="The first request's messages.")
-    attempts = models.JSONField(default=list, blank=True)
+    answer = models.JSONField(null=True, blank=True)
+    answer_status = models.CharField(max_length=16, blank=True)
+    answer_detail = models.TextField(blank=True)
     attempt_count = models.PositiveSmallIntegerField(default=0, help_text="Answers received (provider errors aside).")
-    display_ranking = models.JSONField(null=True, blank=True)
-    canonical_ranking = models.CharField(max_length=5, blank=True)
-    valid = models.BooleanField(default=False)
     latency_ms = models.FloatField(default=0.0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     cost = models.FloatField(default=0.0)
     served_by = models.CharField(max_length=128, blank=True, help_text="The provider that actually answered.")
-    constrained = models.BooleanField(default=False, help_text="Decoding was constrained to the 120 rankings.")
     last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["run", "dilemma"]
+        ordering = ["run", "pk"]
         constraints = [
-            models.UniqueConstraint(fields=["run", "dilemma"], name="item_response_unique_run_dilemma"),
-            models.CheckConstraint(
-                condition=Q(valid=False) | Q(canonical_ranking__regex=r"^[A-E]{5}$"),
-                name="item_response_valid_has_ranking",
-            ),
+            models.UniqueConstraint(fields=["run", "item", "presentation", "replicate"], name="trial_once_per_run"),
+            models.CheckConstraint(condition=Q(replicate__gte=1), name="trial_replicate_positive"),
+        ]
+        indexes = [models.Index(fields=["run", "status"], name="trial_run_status")]
+
+    def __str__(self) -> str:
+        shown = f" ({self.presentation})" if self.presentation else ""
+        return f"{self.item}{shown} #{self.replicate} of run {self.run_id}"
+
+    @property
+    def valid(self) -> bool:
+        return self.answer_status == "valid"
+
+
+class Attempt(models.Model):
+    """One request of a trial, verbatim: what was sent, what came back, and what the instrument read from it.
+
+    `number` orders the requests of a trial (1…). `counts_as_answer` is False for provider errors (which consume no
+    attempt) and judge steps. `logprobs` holds the first token's candidates [{"token", "logprob"}], most likely
+    first; `raw` the provider's response where the instrument keeps it (first-token requests).
+    """
+
+    trial = models.ForeignKey(Trial, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveSmallIntegerField()
+    step = models.CharField(max_length=32, default="answer")
+    judge = models.BooleanField(default=False, help_text="Asked of the run's judge model.")
+    counts_as_answer = models.BooleanField(default=True)
+    messages = models.JSONField(default=list, blank=True)
+    request = models.JSONField(default=dict, blank=True, help_text="Seed, top-k, labels, constraint.")
+    raw_text = models.TextField(blank=True)
+    logprobs = models.JSONField(null=True, blank=True)
+    raw = models.JSONField(null=True, blank=True)
+    status = models.CharField(max_length=16)
+    detail = models.TextField(blank=True)
+    finish_reason = models.CharField(max_length=32, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    cost = models.FloatField(default=0.0)
+    served_by = models.CharField(max_length=128, blank=True)
+    constrained = models.BooleanField(default=False)
+    provider_retries = models.PositiveSmallIntegerField(default=0)
+    imported = models.BooleanField(default=False, help_text="From another tool's records (only its last answer).")
+    at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["trial", "number"]
+        constraints = [models.UniqueConstraint(fields=["trial", "number"], name="attempt_unique_number")]
+
+    def __str__(self) -> str:
+        return f"Attempt {self.number} ({self.step}) of trial {self.trial_id}: {self.status}"
+
+
+class Result(models.Model):
+    """A model's published result on an instrument in a language: what the gallery, the pages and the API show.
+
+    `summary` is the instrument's result record (e.g. the virtue profile with its intervals). `dependencies` is
+    what the summary was computed from besides the answers (e.g. {"keys": [retained key ids]}): when the
+    instrument's current dependencies differ, the result is stale until re-scored from its run's stored answers.
+    """
+
+    class Source(models.TextChoices):
+        ADMIN = "admin", "Entered in admin"
+        RUN = "run", "Published run"
+        IMPORT = "import", "Imported run records"
+
+    model = models.ForeignKey(LLMModel, on_delete=models.CASCADE, related_name="results")
+    instrument = models.CharField(max_length=32)
+    instrument_version = models.CharField(max_length=16, blank=True)
+    language = models.CharField(max_length=16, default="en")
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.ADMIN)
+    run = models.ForeignKey(
+        Run,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The run this result was computed from (none for results entered in admin).",
+    )
+    summary = models.JSONField(default=dict)
+    dependencies = models.JSONField(default=dict, blank=True)
+    published_at = models.DateTimeField(auto_now=True)
+    scored_at = models.DateTimeField(null=True, blank=True, help_text="When the summary was last computed.")
+
+    class Meta:
+        ordering = ["instrument", "model__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["model", "instrument", "language"], name="result_one_per_model_instrument"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.dilemma_id} of run {self.run.index} (suite {self.run.suite_id})"
-
-    @property
-    def canonical_letters(self) -> tuple[str, ...] | None:
-        return tuple(self.canonical_ranking) if self.valid else None
+        return f"{self.instrument} result of {self.model} ({self.language})"
 
 
 class AgentNote(models.Model):

@@ -1,10 +1,10 @@
-"""Celery tasks of the run-suite: thin wrappers that take ids and call services.
+"""Celery tasks of the run engine: thin wrappers that take ids and call the engine.
 
-Every task is idempotent: the suite and each item are claimed with conditional updates in PostgreSQL, so a
-repeated or redelivered message does no harm. Late acknowledgement and rejection on a lost worker (settings)
-keep a message until its task ended; a worker killed outright leaves it unacknowledged until Redis's visibility
-timeout, so `resume_stalled_suites` (celery beat) queues silent suites again long before that. Time limits are
-the global CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (sized in settings for LLM calls).
+Every task is idempotent: the run and each trial are claimed with conditional updates, so a repeated or redelivered
+message does no harm. Late acknowledgement and rejection on a lost worker (settings) keep a message until its task
+ended; a worker killed outright leaves it unacknowledged until Redis's visibility timeout, so `resume_stalled_runs`
+(celery beat) queues silent runs again long before that. Time limits are the global CELERY_TASK_SOFT_TIME_LIMIT /
+CELERY_TASK_TIME_LIMIT (sized in settings for LLM calls).
 """
 
 from __future__ import annotations
@@ -14,26 +14,26 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from llmruns.services import suite_execute, suite_requeue, suites_stalled_resume
+from llmruns.engine import run_execute, run_requeue, runs_stalled_resume
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task
-def suite_run(suite_id: int) -> str:
-    """Execute (or resume) suite ``suite_id``; return its final status.
+def run_task(run_id: int) -> str:
+    """Execute (or resume) run ``run_id`` of any instrument; return its final status.
 
-    At the soft time limit the suite is handed to a fresh task, so the limit bounds a task, not a suite.
+    At the soft time limit the run is handed to a fresh task, so the limit bounds a task, not a run.
     """
     try:
-        return suite_execute(suite_id=suite_id).status
+        return run_execute(run_id=run_id).status
     except SoftTimeLimitExceeded:
-        logger.warning("suite %s reached the task's soft time limit: continued in a new task", suite_id)
-        suite_requeue(suite_id=suite_id)
+        logger.warning("run %s reached the task's soft time limit: continued in a new task", run_id)
+        run_requeue(run_id=run_id)
         return "requeued"
 
 
 @shared_task
-def resume_stalled_suites() -> list[int]:
-    """Queue again the suites whose worker vanished or whose message was lost (celery beat, every minute)."""
-    return suites_stalled_resume()
+def resume_stalled_runs() -> list[int]:
+    """Queue again the runs whose worker vanished or whose message was lost (celery beat, every minute)."""
+    return runs_stalled_resume()

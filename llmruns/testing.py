@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from llmruns.prompts import DISPLAY_LABELS
+# The VirtueMap instrument's display labels: the default answer is a valid VirtueMap ranking.
+DISPLAY_LABELS = ("1", "2", "3", "4", "5")
 
 # Upper bound on any scripted delay, so a forgotten slow reply cannot hold a test thread for long.
 MAX_DELAY = 30.0

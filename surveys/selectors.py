@@ -125,8 +125,8 @@ def _profile_scoring_context_load() -> ProfileScoringContext:
     for key in keys:
         by_dilemma.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
     key_weights, key_present = key_weight_arrays(by_dilemma, dilemmas, virtues)
-    # llmruns.selectors imports this module.
-    from llmruns.selectors import published_profile_scores_load
+    # instruments.virtuemap.selectors imports this module.
+    from instruments.virtuemap.selectors import published_profile_scores_load
 
     models = published_profile_scores_load()
     # As lists: the per-request arithmetic is plain Python (see `virtue_profile_from_key_weights`).

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from llmruns import selectors as llmruns_selectors
+from instruments.virtuemap import selectors as virtuemap_selectors
 from scoring import OPTIONS, RankingError, validate_ranking
 from surveys import forms, selectors, services
 from surveys.charts import RadarSeries, radar_chart
@@ -436,8 +436,9 @@ def profile_results(request: HttpRequest) -> HttpResponse:
     best = result.nearest_models[0] if result.nearest_models else None
     best_scores = None
     if best is not None:
-        profile = llmruns_selectors.published_profile_get(slug=best.slug)
-        best_scores = [profile.scores.get(virtue.id) for virtue in virtues] if profile else None
+        profile = virtuemap_selectors.published_profile_get(slug=best.slug)
+        scores = virtuemap_selectors.profile_scores(profile) if profile else None
+        best_scores = [scores.get(virtue.id) for virtue in virtues] if scores else None
     charts = {"person": radar_chart(axis_labels=names, series=[RadarSeries("Your profile", person)])}
     if best_scores is not None:
         charts["overlay"] = radar_chart(

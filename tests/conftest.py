@@ -17,7 +17,7 @@ def instrument(db):
 @pytest.fixture
 def transitivity_instrument(db):
     """The transitivity instrument (principles, blocks, vignettes, prompt), as `load_transitivity` leaves it."""
-    from transitivity.services import transitivity_instrument_load_file
+    from instruments.transitivity.services import transitivity_instrument_load_file
 
     return transitivity_instrument_load_file()
 
@@ -63,7 +63,7 @@ def _empty_cache():
 @pytest.fixture
 def published_models(instrument):
     """The three reference profiles of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""
-    from llmruns.services import reference_profiles_publish
+    from instruments.virtuemap.records import reference_profiles_publish
 
     return reference_profiles_publish()
 
@@ -93,3 +93,28 @@ def free_port():
     from benchmarks.serving import free_port as pick
 
     return pick
+
+
+@pytest.fixture
+def fake_provider():
+    """A scripted OpenAI-compatible server on 127.0.0.1 (`llmruns.testing.FakeProvider`)."""
+    from llmruns.testing import FakeProvider
+
+    with FakeProvider() as provider:
+        yield provider
+
+
+@pytest.fixture
+def fake_model(db, fake_provider):
+    """A model pointing at `fake_provider`: no rate limit, four requests in flight."""
+    from llmruns.models import LLMModel
+
+    return LLMModel.objects.create(
+        slug="fake/model",
+        name="Fake",
+        provider=LLMModel.Provider.OPENAI_COMPATIBLE,
+        base_url=fake_provider.base_url,
+        model_id="fake-model",
+        requests_per_minute=0,
+        concurrency=4,
+    )

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from llmruns.services import reference_profiles_publish
+from instruments.virtuemap.records import reference_profiles_publish
 from surveys.models import Study
 from surveys.services import respondent_consent, validation_next_assignment, validation_open, validation_response_submit
 
@@ -76,4 +76,4 @@ def test_a_pg_dump_restored_into_a_fresh_database_has_every_row(
     original, restored = _row_counts(database_url), _row_counts(restored_url)
     assert restored == original
     assert original["surveys_validationresponse"] == 12
-    assert original["llmruns_itemresponse"] > 0
+    assert original["llmruns_trial"] > 0

@@ -9,12 +9,12 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from llmruns.checks import longest_hard_time_limit, visibility_timeout_outlasts_tasks
-from llmruns.models import LLMModel, Suite
-from llmruns.services import suite_start
+from llmruns.engine import run_start
+from llmruns.models import LLMModel, Run
 from virtuemap_site.celery import app, refuse_a_visibility_timeout_within_a_time_limit
 
 ROOT = Path(__file__).resolve().parents[1]
-APPS = ["surveys", "llmruns", "transitivity", "virtuemap_site"]
+APPS = ["surveys", "llmruns", "instruments", "virtuemap_site"]
 
 
 def _with_redis(settings, **transport) -> None:
@@ -45,19 +45,19 @@ def test_the_time_limits_leave_room_for_a_slow_llm_request(settings):
     assert settings.CELERY_TASK_TIME_LIMIT - settings.CELERY_TASK_SOFT_TIME_LIMIT > settings.LLMRUNS_REQUEST_TIMEOUT
 
 
-@pytest.mark.parametrize("name", ["llmruns.tasks.suite_run", "llmruns.tasks.resume_stalled_suites"])
+@pytest.mark.parametrize("name", ["llmruns.tasks.run_task", "llmruns.tasks.resume_stalled_runs"])
 def test_tasks_are_acknowledged_late_and_given_back_when_their_worker_dies(name):
     task = app.tasks[name]
     assert task.acks_late is True
     assert task.reject_on_worker_lost is True
 
 
-def test_a_suite_started_in_a_transaction_is_enqueued_only_at_commit(instrument, django_capture_on_commit_callbacks):
+def test_a_run_started_in_a_transaction_is_enqueued_only_at_commit(instrument, django_capture_on_commit_callbacks):
     model = LLMModel.objects.create(slug="fake/commit", name="Fake", base_url="http://127.0.0.1:9/v1", model_id="m")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        suite = suite_start(model=model, min_runs=1, max_runs=1, enqueue=True)
+        run = run_start(instrument="virtuemap", model=model, plan={"min_runs": 1, "max_runs": 1}, enqueue=True)
     assert len(callbacks) == 1
-    assert Suite.objects.get(pk=suite.pk).status == Suite.Status.QUEUED
+    assert Run.objects.get(pk=run.pk).status == Run.Status.QUEUED
 
 
 def _enqueue_calls(tree: ast.AST) -> list[ast.Call]:

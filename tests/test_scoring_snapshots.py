@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from llmruns.models import ModelProfile
-from llmruns.selectors import published_profile_scores
+from instruments.virtuemap.selectors import published_profile_scores
+from llmruns.models import Result
 from surveys.models import KeyCandidate
 from surveys.selectors import profile_scoring_context
 from virtuemap_site.snapshots import CachedSnapshot
@@ -25,7 +25,7 @@ def test_a_changed_key_is_seen_by_the_next_score(instrument):
 
 def test_a_newly_published_profile_is_seen_by_the_next_score(published_models):
     assert len(published_profile_scores()) == 3
-    ModelProfile.objects.get(model__slug="openai/gpt-5").delete()
+    Result.objects.get(model__slug="openai/gpt-5").delete()
     assert set(published_profile_scores()) == {"anthropic/claude-sonnet-4.6", "google/gemini-3.5-flash"}
 
 
@@ -56,7 +56,7 @@ def test_a_model_profile_deleted_in_admin_leaves_the_next_scores_nearest_models(
         }
 
     assert "openai/gpt-5" in nearest()
-    ModelProfile.objects.get(model__slug="openai/gpt-5").delete()
+    Result.objects.get(model__slug="openai/gpt-5").delete()
     assert nearest() == {"anthropic/claude-sonnet-4.6", "google/gemini-3.5-flash"}
 
 

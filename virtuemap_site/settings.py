@@ -43,7 +43,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "surveys",
     "llmruns",
-    "transitivity",
+    "instruments.virtuemap",
+    "instruments.transitivity",
 ]
 
 MIDDLEWARE = [
@@ -189,9 +190,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 # One queue name per deployment sharing a Redis database (tests use their own).
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
-# Time limits of every task (prefork pool; the solo and threads pools do not enforce them). A suite task runs
-# for hours with a slow model; at the soft limit it hands the suite to a fresh task (llmruns.tasks), so the
-# limit bounds a task, not a suite. The hard limit leaves time for the requests in flight at the soft limit
+# Time limits of every task (prefork pool; the solo and threads pools do not enforce them). A run task runs
+# for hours with a slow model; at the soft limit it hands the run to a fresh task (llmruns.tasks), so the
+# limit bounds a task, not a run. The hard limit leaves time for the requests in flight at the soft limit
 # to end (LLMRUNS_REQUEST_TIMEOUT each, with retries).
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=4 * 3600)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=CELERY_TASK_SOFT_TIME_LIMIT + 1800)
@@ -199,7 +200,7 @@ if not 0 < CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT:
     raise ValueError("need 0 < CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT")
 # Redis hands an unacknowledged message to another worker after the visibility timeout. It must be longer than
 # the longest hard time limit, or a task still running would be started a second time (system check
-# llmruns.E001). A worker that died is noticed much sooner through the suite's heartbeat (LLM run-suite below).
+# llmruns.E001). A worker that died is noticed much sooner through the run's heartbeat (LLM runs below).
 # How often (seconds) a worker sweeps for such messages: kombu's defaults, lowered only by tests.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=CELERY_TASK_TIME_LIMIT + 3600),
@@ -209,15 +210,23 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # Where `celery beat` keeps the times of its last runs.
 CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILE", default=str(BASE_DIR / "celerybeat-schedule"))
 
-# --- LLM run-suite ----------------------------------------------------------------------------------------
+# --- Instruments ----------------------------------------------------------------------------------------------
+# The one list of instruments (instruments.registry): slug -> the dotted path of its Instrument class.
+INSTRUMENTS = {
+    "virtuemap": "instruments.virtuemap.plugin.VirtueMap",
+    "transitivity": "instruments.transitivity.plugin.Transitivity",
+}
+
+# --- LLM runs (every instrument) ------------------------------------------------------------------------------
 # Per request: timeout, and how often a provider error (429, 5xx, timeout) is retried, each wait capped.
 LLMRUNS_REQUEST_TIMEOUT = env.float("LLMRUNS_REQUEST_TIMEOUT", default=120.0)
 LLMRUNS_PROVIDER_RETRIES = env.int("LLMRUNS_PROVIDER_RETRIES", default=8)
 LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
 # An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
 LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
-# A running suite's worker refreshes its heartbeat every few seconds. A queued or running suite silent for
-# longer than this is queued again by celery beat (checked every LLMRUNS_SUITE_RESUME_INTERVAL seconds).
+# A running run's worker refreshes its heartbeat every few seconds. A queued or running run silent for longer than
+# this is queued again by celery beat (checked every LLMRUNS_SUITE_RESUME_INTERVAL seconds). The names keep their
+# first form ("suite") so existing deployments' settings stay valid.
 LLMRUNS_SUITE_STALL_SECONDS = env.int("LLMRUNS_SUITE_STALL_SECONDS", default=300)
 LLMRUNS_SUITE_RESUME_INTERVAL = env.float("LLMRUNS_SUITE_RESUME_INTERVAL", default=60.0)
 if LLMRUNS_SUITE_STALL_SECONDS < 1 or LLMRUNS_SUITE_RESUME_INTERVAL <= 0:
@@ -262,12 +271,12 @@ if STUDY_ATTENTION_CHECKS < 0:
     raise ValueError("STUDY_ATTENTION_CHECKS must be 0 or more")
 if not 0 < float(KEY_MIN_CONFIRMATION) <= 1:
     raise ValueError("KEY_MIN_CONFIRMATION must be in (0, 1]")
-# Celery beat: recount N and Y hourly and log any drift, which must never happen; queue again the suites whose
-# worker vanished or whose message was lost.
+# Celery beat: recount N and Y hourly and log any drift, which must never happen; queue again the runs (of every
+# instrument) whose worker vanished or whose message was lost.
 CELERY_BEAT_SCHEDULE = {
     "verify-key-counts": {"task": "surveys.tasks.verify_key_counts", "schedule": 3600.0},
-    "resume-stalled-suites": {
-        "task": "llmruns.tasks.resume_stalled_suites",
+    "resume-stalled-runs": {
+        "task": "llmruns.tasks.resume_stalled_runs",
         "schedule": LLMRUNS_SUITE_RESUME_INTERVAL,
         # A check that waited in the queue longer than one interval is superseded by the next one.
         "options": {"expires": LLMRUNS_SUITE_RESUME_INTERVAL},

@@ -7,8 +7,9 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from llmruns import api as llmruns_api
-from llmruns import views as llmruns_views
+from instruments import api as instruments_api
+from instruments.virtuemap import api as virtuemap_api
+from instruments.virtuemap import views as virtuemap_views
 from surveys import api as survey_api
 from surveys import views as survey_views
 
@@ -35,10 +36,13 @@ api_v1 = [
     path("virtues/", survey_api.VirtueListApi.as_view(), name="api-virtue-list"),
     path("dilemmas/", survey_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
     path("keys/", survey_api.KeyListApi.as_view(), name="api-key-list"),
-    path("models/", llmruns_api.ModelListApi.as_view(), name="api-model-list"),
+    path("models/", virtuemap_api.ModelListApi.as_view(), name="api-model-list"),
     # Model slugs contain a slash (openai/gpt-5).
-    path("models/<model_slug:slug>/", llmruns_api.ModelDetailApi.as_view(), name="api-model-detail"),
-    path("transitivity/", include("transitivity.api_urls")),
+    path("models/<model_slug:slug>/", virtuemap_api.ModelDetailApi.as_view(), name="api-model-detail"),
+    path("instruments/", instruments_api.InstrumentListApi.as_view(), name="api-instrument-list"),
+    # Any text, so that a strange slug gets the API's JSON 404 rather than the HTML one.
+    path("instruments/<model_slug:slug>/", instruments_api.InstrumentDetailApi.as_view(), name="api-instrument-detail"),
+    path("transitivity/", include("instruments.transitivity.api_urls")),
 ]
 
 urlpatterns = [
@@ -50,11 +54,11 @@ urlpatterns = [
     path("profile/dilemmas/<str:dilemma_id>/", survey_views.profile_dilemma, name="profile-dilemma"),
     path("profile/results/", survey_views.profile_results, name="profile-results"),
     path("profile/withdraw/", survey_views.profile_withdraw, name="profile-withdraw"),
-    path("models/", llmruns_views.gallery, name="model-gallery"),
+    path("models/", virtuemap_views.gallery, name="model-gallery"),
     path(settings.ADMIN_PATH, admin.site.urls),
     path("api/v1/study/", include("surveys.api_urls")),
     path("study/", include("surveys.urls")),
-    path("transitivity/", include("transitivity.urls")),
+    path("transitivity/", include("instruments.transitivity.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
     # Swagger UI's stylesheet draws its icons as data: SVG images; only this page allows them.

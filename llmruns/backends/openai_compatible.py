@@ -15,7 +15,15 @@ from typing import Any
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
-from llmruns.backends.base import Backend, BackendConfig, BackendError, Completion, FirstToken, Message
+from llmruns.backends.base import (
+    Backend,
+    BackendConfig,
+    BackendError,
+    Completion,
+    FirstToken,
+    Message,
+    OutputConstraint,
+)
 from virtuemap_site.log_filters import redact_secrets, register_secret
 
 # llama.cpp servers and vLLM ignore an API key, but the client insists on one.
@@ -77,21 +85,21 @@ class OpenAICompatibleBackend(Backend):
         )
 
     def complete(
-        self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, seed: int | None = None
+        self, messages: Sequence[Message], *, constraint: OutputConstraint | None = None, seed: int | None = None
     ) -> Completion:
         config = self.config
         params = self.sampling_params(seed)
-        constrained = False
+        schema, constrained = _schema(config, constraint)
         if config.json_output and schema is not None:
             if config.structured_output == "json_object":
                 params["response_format"] = {"type": "json_object", "schema": dict(schema)}
             else:
                 params["response_format"] = {
                     "type": "json_schema",
-                    "json_schema": {"name": "ranking", "strict": True, "schema": dict(schema)},
+                    "json_schema": {"name": constraint.name, "strict": True, "schema": dict(schema)},
                 }
-            # The schema enumerates the 120 rankings only when the suite asked for the constraint.
-            constrained = config.constrain_to_rankings
+        else:
+            constrained = False
         started = time.perf_counter()
         response, retries = self._create(messages, params)
         latency_ms = (time.perf_counter() - started) * 1000.0
@@ -99,14 +107,12 @@ class OpenAICompatibleBackend(Backend):
             raise BackendError("the provider returned no choices")
         choice = response.choices[0]
         usage = response.usage
-        extra = usage.model_extra if usage is not None and usage.model_extra else {}
         return Completion(
             text=choice.message.content or "",
             finish_reason=choice.finish_reason,
             prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
             completion_tokens=(usage.completion_tokens or 0) if usage else 0,
-            # OpenRouter reports the charge of each request as usage.cost (US$).
-            cost=float(extra.get("cost") or 0.0),
+            cost=_cost(usage),
             served_by=str((response.model_extra or {}).get("provider") or response.model or ""),
             constrained=constrained,
             latency_ms=latency_ms,
@@ -149,6 +155,7 @@ class OpenAICompatibleBackend(Backend):
             served_by=str((response.model_extra or {}).get("provider") or response.model or ""),
             latency_ms=latency_ms,
             prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            cost=_cost(usage),
             retries=retries,
         )
 
@@ -188,6 +195,21 @@ class OpenAICompatibleBackend(Backend):
         except openai.OpenAIError as error:
             raise BackendError(redact_secrets(f"{type(error).__name__}: {error}"), permanent=True) from error
         raise AssertionError("unreachable: tenacity either returns or re-raises")
+
+
+def _cost(usage: Any) -> float:
+    """The charge of a request in US$, as OpenRouter reports it (usage.cost); 0 where the provider says nothing."""
+    extra = usage.model_extra if usage is not None and usage.model_extra else {}
+    return float(extra.get("cost") or 0.0)
+
+
+def _schema(config: BackendConfig, constraint: OutputConstraint | None) -> tuple[Mapping[str, Any] | None, bool]:
+    """The schema to send and whether it restricts decoding to the valid answers (the strict one, when asked)."""
+    if constraint is None:
+        return None, False
+    if config.constrained_decoding and constraint.strict_schema is not None:
+        return constraint.strict_schema, True
+    return constraint.schema, False
 
 
 _CLIENT_KEYWORDS = frozenset(

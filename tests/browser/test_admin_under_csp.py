@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from llmruns.models import Run, Trial
 from surveys.models import KeyCandidate
 from tests.browser.conftest import DESKTOP, _open_page
 
@@ -31,10 +32,14 @@ def _visit(page, url: str) -> None:
     page.wait_for_load_state("load")
 
 
-def test_admin_pages_raise_no_csp_violation(staff_page, instrument, consent_texts, respondent, researcher, screenshot):
+def test_admin_pages_raise_no_csp_violation(
+    staff_page, instrument, consent_texts, respondent, researcher, published_models, screenshot
+):
     page, problems = staff_page
     # Primary keys from the rows themselves: PostgreSQL's sequences do not restart between tests.
     candidate = KeyCandidate.objects.order_by("pk").first()
+    run = Run.objects.order_by("pk").first()
+    trial = Trial.objects.order_by("pk").first()
     for url in [
         "/admin/",
         "/admin/surveys/respondent/",
@@ -44,8 +49,11 @@ def test_admin_pages_raise_no_csp_violation(staff_page, instrument, consent_text
         f"/admin/surveys/keycandidate/{candidate.pk}/change/",
         "/admin/surveys/consenttext/add/",
         "/admin/llmruns/llmmodel/add/",
-        "/admin/llmruns/modelprofile/add/",
-        "/admin/llmruns/suite/",
+        "/admin/virtuemap/virtuemapprofile/add/",
+        "/admin/llmruns/run/",
+        f"/admin/llmruns/run/{run.pk}/change/",
+        f"/admin/llmruns/trial/{trial.pk}/change/",
+        "/admin/llmruns/result/",
         "/admin/knox/authtoken/add/",
         "/admin/axes/accessattempt/",
         "/admin/auth/user/add/",

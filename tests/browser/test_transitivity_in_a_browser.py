@@ -14,7 +14,7 @@ def transitivity_ready(transitivity_instrument, consent_texts, settings):
 
 
 def test_a_person_consents_answers_every_pair_of_a_block_and_sees_their_verdicts(page, transitivity_ready, screenshot):
-    from transitivity.models import PairwiseAnswer
+    from instruments.transitivity.models import PairwiseAnswer
 
     page.goto("/transitivity/")
     page.get_by_role("link", name="Answer the pairs yourself").click()

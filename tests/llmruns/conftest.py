@@ -1,4 +1,4 @@
-"""Fixtures of the run-suite tests: a scripted OpenAI-compatible server and models pointing at it."""
+"""Fixtures of the run engine tests: quick provider retries, PostgreSQL-only tests, a real Celery stack."""
 
 from __future__ import annotations
 
@@ -14,16 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from llmruns.models import LLMModel
-from llmruns.testing import FakeProvider
-
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def fake_provider():
-    with FakeProvider() as provider:
-        yield provider
 
 
 @pytest.fixture(autouse=True)
@@ -32,19 +23,6 @@ def _quick_provider_retries(settings):
     settings.LLMRUNS_MAX_RETRY_WAIT = 2.0
     settings.LLMRUNS_REQUEST_TIMEOUT = 5.0
     settings.LLMRUNS_PROVIDER_RETRIES = 3
-
-
-@pytest.fixture
-def fake_model(db, fake_provider):
-    return LLMModel.objects.create(
-        slug="fake/model",
-        name="Fake",
-        provider=LLMModel.Provider.OPENAI_COMPATIBLE,
-        base_url=fake_provider.base_url,
-        model_id="fake-model",
-        requests_per_minute=0,
-        concurrency=4,
-    )
 
 
 @pytest.fixture(autouse=True)

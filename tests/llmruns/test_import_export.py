@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from llmruns.models import ItemResponse, ModelProfile, Suite
-from llmruns.selectors import run_records_export
-from llmruns.services import suite_publish
+from instruments.virtuemap.selectors import run_records_export
+from llmruns.models import Result, Run, Trial
+from llmruns.results import result_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -36,8 +36,8 @@ def _show_profiles(*arguments):
 def test_importing_the_reference_records_stores_every_item(instrument):
     _import()
 
-    assert ItemResponse.objects.count() == 98
-    assert Suite.objects.filter(status=Suite.Status.IMPORTED).count() == 3
+    assert Trial.objects.count() == 98
+    assert Run.objects.filter(status=Run.Status.IMPORTED, instrument="virtuemap").count() == 3
 
 
 def test_show_profiles_reproduces_the_reference_profiles(instrument):
@@ -76,14 +76,14 @@ def test_export_gives_back_the_imported_records(instrument):
     assert exported == [json.loads(line) for line in RUNS_PATH.read_text().splitlines()]
 
 
-def test_an_export_imports_as_new_suites_with_the_same_profiles(instrument, tmp_path):
+def test_an_export_imports_as_new_runs_with_the_same_profiles(instrument, tmp_path):
     _import()
     exported = tmp_path / "exported.jsonl"
     call_command("export_runs", "--output", str(exported))
 
     call_command("import_runs", str(exported), stdout=io.StringIO())
 
-    assert ItemResponse.objects.count() == 98 * 2
+    assert Trial.objects.count() == 98 * 2
     assert _show_profiles()["GPT"]["profile"] == pytest.approx(REFERENCE["GPT"]["profile"], abs=1e-6)
 
 
@@ -92,8 +92,8 @@ def test_importing_the_same_file_twice_changes_nothing(instrument):
 
     _import()
 
-    assert ItemResponse.objects.count() == 98
-    assert Suite.objects.count() == 3
+    assert Trial.objects.count() == 98
+    assert Run.objects.count() == 3
 
 
 def test_a_record_whose_rankings_disagree_is_rejected_with_its_line(instrument, tmp_path):
@@ -104,16 +104,49 @@ def test_a_record_whose_rankings_disagree_is_rejected_with_its_line(instrument, 
 
     with pytest.raises(CommandError, match="line 1: canonical_ranking is not display_ranking"):
         _import(path)
-    assert ItemResponse.objects.count() == 0
+    assert Trial.objects.count() == 0
 
 
-def test_publishing_an_imported_suite_writes_an_import_profile(instrument):
+def _lines_of_a_windows_tool(tmp_path):
+    """The reference records as another tool might write them: a byte-order mark, CRLF line ends, blank lines."""
+    lines = RUNS_PATH.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "windows.jsonl"
+    path.write_bytes(("\ufeff" + "\r\n\r\n".join(lines) + "\r\n").encode("utf-8"))
+    return path
+
+
+def test_a_file_with_a_byte_order_mark_crlf_line_ends_and_blank_lines_imports_like_the_original(instrument, tmp_path):
+    _import(_lines_of_a_windows_tool(tmp_path))
+
+    assert Trial.objects.count() == 98
+    assert _show_profiles()["GPT"]["profile"] == pytest.approx(REFERENCE["GPT"]["profile"], abs=1e-6)
+
+
+def test_a_bad_line_in_the_middle_names_its_line_number_and_imports_nothing(instrument, tmp_path):
+    lines = RUNS_PATH.read_text(encoding="utf-8").splitlines()
+    lines[40] = '{"model_slug": "openai/gpt-5", "dilemma_id": "D1",'
+    path = tmp_path / "broken.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    with pytest.raises(CommandError, match="line 41: not JSON"):
+        _import(path)
+    assert Trial.objects.count() == 0 and Run.objects.count() == 0
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_a_message(instrument, tmp_path):
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes('{"record_type": "agent_note", "message": "caf\u00e9"}\n'.encode("latin-1"))
+
+    with pytest.raises(CommandError, match="not UTF-8"):
+        _import(path)
+
+
+def test_publishing_an_imported_run_writes_an_import_profile(instrument):
     _import()
-    suite = Suite.objects.get(model__name="GPT")
+    run = Run.objects.get(model__name="GPT")
 
-    profile = suite_publish(suite=suite)
+    result = result_publish(run=run)
 
-    assert profile.source == ModelProfile.Source.IMPORT
-    assert profile.runs == 5 and profile.invalid_count == 1
-    assert profile.consistency == pytest.approx(REFERENCE["GPT"]["consistency_0_100"], abs=1e-6)
-    assert suite.published
+    assert result.source == Result.Source.IMPORT and result.run == run
+    assert result.summary["runs"] == 5 and result.summary["invalid_count"] == 1
+    assert result.summary["consistency"] == pytest.approx(REFERENCE["GPT"]["consistency_0_100"], abs=1e-6)

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from llmruns.models import LLMModel, ModelProfile
+from llmruns.models import LLMModel, Result
 
 pytestmark = pytest.mark.django_db
 
-URL = "/admin/llmruns/modelprofile/add/"
+URL = "/admin/virtuemap/virtuemapprofile/add/"
 
 
 def profile_form(model: LLMModel, **overrides) -> dict[str, str]:
@@ -34,27 +34,37 @@ def test_the_add_form_has_one_mean_per_virtue(admin_client, instrument):
 def test_a_profile_entered_in_admin_is_published_in_the_run_suite_shape(admin_client, instrument, model):
     response = admin_client.post(URL, profile_form(model))
     assert response.status_code == 302
-    profile = ModelProfile.objects.get(model=model)
-    assert profile.source == "admin"
-    assert profile.profile_stats["wisdom"] == {
+    profile = Result.objects.get(model=model, instrument="virtuemap")
+    assert profile.source == "admin" and profile.dependencies == {}
+    assert profile.summary["profile_stats"]["wisdom"] == {
         "mean": 90.0,
         "std": None,
         "ci_low": 87.5,
         "ci_high": 92.5,
         "ci_half_width": 2.5,
     }
-    assert profile.max_ci_half_width == 2.5
+    assert profile.summary["max_ci_half_width"] == 2.5
     assert admin_client.get("/api/v1/models/example/model/").json()["profile"]["courage"] == 60.0
 
 
 def test_a_mean_outside_0_to_100_is_refused(admin_client, instrument, model):
     response = admin_client.post(URL, profile_form(model, mean_courage="120"))
     assert response.status_code == 200
-    assert not ModelProfile.objects.exists()
+    assert not Result.objects.exists()
     assert "less than or equal to 100" in response.content.decode()
 
 
 def test_editing_shows_the_stored_values(admin_client, instrument, published_models):
-    profile = ModelProfile.objects.get(model__slug="openai/gpt-5")
-    page = admin_client.get(f"/admin/llmruns/modelprofile/{profile.pk}/change/").content.decode()
+    profile = Result.objects.get(model__slug="openai/gpt-5")
+    page = admin_client.get(f"/admin/virtuemap/virtuemapprofile/{profile.pk}/change/").content.decode()
     assert 'value="92.28571428571429"' in page
+
+
+def test_a_second_profile_for_the_same_model_is_refused_with_a_message(admin_client, instrument, model):
+    admin_client.post(URL, profile_form(model))
+
+    response = admin_client.post(URL, profile_form(model))
+
+    assert response.status_code == 200
+    assert "already has a published profile" in response.content.decode()
+    assert Result.objects.filter(model=model).count() == 1

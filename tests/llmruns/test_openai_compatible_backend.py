@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from instruments.virtuemap.prompts import ranking_constraint, ranking_json_schema
 from llmruns.backends import BackendConfig, BackendError, backend_for
-from llmruns.prompts import ranking_json_schema
+from llmruns.backends.base import OutputConstraint
 from llmruns.testing import Reply
 
 MESSAGES = [{"role": "user", "content": "Rank the responses."}]
@@ -31,33 +32,42 @@ def test_extra_parameters_pin_openrouter_provider_routing(fake_provider):
     assert fake_provider.requests[0]["provider"] == routing
 
 
-def test_structured_output_sends_the_ranking_schema(fake_provider):
-    schema = ranking_json_schema(constrain=False)
+OBJECT = OutputConstraint(name="answer", schema={"type": "object"})
 
-    completion = _backend(fake_provider).complete(MESSAGES, schema=schema)
 
-    assert fake_provider.requests[0]["response_format"]["json_schema"]["schema"] == schema
+def test_structured_output_sends_the_instruments_schema(fake_provider):
+    completion = _backend(fake_provider).complete(MESSAGES, constraint=ranking_constraint())
+
+    sent = fake_provider.requests[0]["response_format"]["json_schema"]
+    assert sent["schema"] == ranking_json_schema(constrain=False) and sent["name"] == "ranking"
     assert not completion.constrained
 
 
-def test_a_constrained_model_sends_the_120_rankings_and_says_so(fake_provider):
-    completion = _backend(fake_provider, constrain_to_rankings=True).complete(
-        MESSAGES, schema=ranking_json_schema(constrain=True)
-    )
+def test_a_model_with_constrained_decoding_sends_the_instruments_strict_schema_and_says_so(fake_provider):
+    completion = _backend(fake_provider, constrained_decoding=True).complete(MESSAGES, constraint=ranking_constraint())
 
     sent = fake_provider.requests[0]["response_format"]["json_schema"]["schema"]
     assert len(sent["properties"]["ranking"]["enum"]) == 120
     assert completion.constrained
 
 
+def test_constrained_decoding_without_a_strict_schema_sends_the_loose_one_and_says_it_is_not_constrained(
+    fake_provider,
+):
+    completion = _backend(fake_provider, constrained_decoding=True).complete(MESSAGES, constraint=OBJECT)
+
+    assert fake_provider.requests[0]["response_format"]["json_schema"]["schema"] == {"type": "object"}
+    assert not completion.constrained
+
+
 def test_the_json_object_format_carries_the_schema_for_llama_cpp_python(fake_provider):
-    _backend(fake_provider, structured_output="json_object").complete(MESSAGES, schema={"type": "object"})
+    _backend(fake_provider, structured_output="json_object").complete(MESSAGES, constraint=OBJECT)
 
     assert fake_provider.requests[0]["response_format"] == {"type": "json_object", "schema": {"type": "object"}}
 
 
 def test_without_json_output_no_format_is_requested(fake_provider):
-    _backend(fake_provider, json_output=False).complete(MESSAGES, schema={"type": "object"})
+    _backend(fake_provider, json_output=False).complete(MESSAGES, constraint=OBJECT)
 
     assert "response_format" not in fake_provider.requests[0]
 

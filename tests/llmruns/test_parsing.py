@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from llmruns.parsing import ParseStatus, parse_ranking
+from instruments.base import AnswerStatus
+from instruments.virtuemap.parsing import parse_ranking
 
 RUNS_PATH = Path(__file__).resolve().parents[1] / "data" / "reference_runs_sample.jsonl"
 
@@ -22,7 +23,7 @@ def test_every_valid_reference_answer_parses_to_its_recorded_display_ranking():
 
 
 def test_the_empty_reference_answer_is_unparseable():
-    assert parse_ranking("").status is ParseStatus.UNPARSEABLE
+    assert parse_ranking("").status is AnswerStatus.UNPARSEABLE
 
 
 def test_plain_json_is_read():
@@ -59,27 +60,27 @@ def test_a_bare_list_of_five_labels_in_prose_is_read():
 def test_a_repeated_label_is_not_a_permutation_and_names_the_problem():
     result = parse_ranking('{"ranking":["1","1","2","3","4"]}')
 
-    assert result.status is ParseStatus.NOT_A_PERMUTATION
+    assert result.status is AnswerStatus.OFF_SCALE
     assert "1 repeated" in result.detail and "5 missing" in result.detail
 
 
 def test_four_labels_are_not_a_permutation():
-    assert parse_ranking('{"ranking":["1","2","3","4"]}').status is ParseStatus.NOT_A_PERMUTATION
+    assert parse_ranking('{"ranking":["1","2","3","4"]}').status is AnswerStatus.OFF_SCALE
 
 
 def test_an_unknown_label_is_not_a_permutation():
     result = parse_ranking('{"ranking":["1","2","3","4","6"]}')
 
-    assert result.status is ParseStatus.NOT_A_PERMUTATION
+    assert result.status is AnswerStatus.OFF_SCALE
     assert "'6'" in result.detail
 
 
 def test_a_json_object_cut_off_is_truncated():
-    assert parse_ranking('{"ranking":["1","2","3"').status is ParseStatus.TRUNCATED
+    assert parse_ranking('{"ranking":["1","2","3"').status is AnswerStatus.TRUNCATED
 
 
 def test_a_length_finish_without_a_ranking_is_truncated():
-    assert parse_ranking("Let me think about response 1 first", finish_reason="length").status is ParseStatus.TRUNCATED
+    assert parse_ranking("Let me think about response 1 first", finish_reason="length").status is AnswerStatus.TRUNCATED
 
 
 def test_a_complete_ranking_before_the_length_limit_is_valid():
@@ -95,17 +96,17 @@ def test_a_complete_ranking_before_the_length_limit_is_valid():
     ],
 )
 def test_a_refusal_is_recognised(text):
-    assert parse_ranking(text).status is ParseStatus.REFUSAL
+    assert parse_ranking(text).status is AnswerStatus.REFUSAL
 
 
 def test_prose_without_a_ranking_is_unparseable():
     result = parse_ranking("Response 3 is the most ethical because it balances honesty and kindness.")
 
-    assert result.status is ParseStatus.UNPARSEABLE
+    assert result.status is AnswerStatus.UNPARSEABLE
 
 
 def test_a_list_of_five_non_labels_in_prose_is_not_taken_for_a_ranking():
-    assert parse_ranking("The scores were [10, 20, 30, 40, 50].").status is ParseStatus.UNPARSEABLE
+    assert parse_ranking("The scores were [10, 20, 30, 40, 50].").status is AnswerStatus.UNPARSEABLE
 
 
 OPTIONS = {
@@ -136,7 +137,7 @@ def test_quoted_responses_ignore_case_punctuation_and_a_shortened_tail():
 def test_prose_quoting_only_some_responses_is_not_a_ranking():
     text = f"1. {OPTIONS['3']}\n2. {OPTIONS['2']}"
 
-    assert parse_ranking(text, options=OPTIONS).status is ParseStatus.UNPARSEABLE
+    assert parse_ranking(text, options=OPTIONS).status is AnswerStatus.UNPARSEABLE
 
 
 def test_json_wins_over_quoted_responses():

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from llmruns.prompts import (
+from instruments.virtuemap.prompts import (
     ALL_DISPLAY_RANKINGS,
     DISPLAY_LABELS,
     canonical_ranking,

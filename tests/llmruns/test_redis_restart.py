@@ -13,12 +13,13 @@ import time
 
 import pytest
 import redis
+from django.db.models import Count
 
-from llmruns.models import ItemResponse, LLMModel, QuestionnaireRun, Suite
-from llmruns.services import suite_start
-from llmruns.tasks import suite_run
+from llmruns.models import LLMModel, Run, Trial
+from llmruns.tasks import run_task
 from llmruns.testing import FakeProvider
 from surveys.services import instrument_load_file
+from tests.llmruns.runs import suite_start
 from virtuemap_site.celery import app
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -68,12 +69,12 @@ def own_redis(free_port, tmp_path):
     server.stop()
 
 
-def _ended(suite: Suite) -> bool:
-    return Suite.objects.get(pk=suite.pk).status not in Suite.ACTIVE_STATUSES
+def _ended(run: Run) -> bool:
+    return Run.objects.get(pk=run.pk).status not in Run.ACTIVE_STATUSES
 
 
-def _stored(suite: Suite) -> int:
-    return ItemResponse.objects.filter(run__suite=suite, status=ItemResponse.Status.DONE).count()
+def _stored(run: Run) -> int:
+    return Trial.objects.filter(run=run, status=Trial.Status.DONE).count()
 
 
 def test_a_redis_restart_mid_suite_loses_no_suite_and_no_item(own_redis, celery_stack, capsys):
@@ -83,17 +84,17 @@ def test_a_redis_restart_mid_suite_loses_no_suite_and_no_item(own_redis, celery_
             slug="fake/redis", name="Fake (Redis restart)", base_url=provider.base_url, model_id="fake",
             requests_per_minute=0, concurrency=2,
         )  # fmt: skip
-        running = suite_start(model=model, min_runs=6, max_runs=6, seed=5, enqueue=False)
-        waiting = suite_start(model=model, min_runs=3, max_runs=3, seed=6, enqueue=False)
+        running = suite_start(model, min_runs=6, max_runs=6, seed=5)
+        waiting = suite_start(model, min_runs=3, max_runs=3, seed=6)
         stack = celery_stack(own_redis.url)
         stack.start_beat()
         stack.start_worker()
         started = time.monotonic()
         with app.connection_for_write(own_redis.url) as connection:
-            suite_run.apply_async(args=[running.pk], queue=stack.queue, connection=connection)
+            run_task.apply_async(args=[running.pk], queue=stack.queue, connection=connection)
             stack.wait_for(lambda: _stored(running) >= 10, "the first suite's first items")
             # One worker process, busy: the second suite's message waits in Redis.
-            suite_run.apply_async(args=[waiting.pk], queue=stack.queue, connection=connection)
+            run_task.apply_async(args=[waiting.pk], queue=stack.queue, connection=connection)
         assert own_redis.client.llen(stack.queue) >= 1
 
         own_redis.stop()
@@ -106,13 +107,13 @@ def test_a_redis_restart_mid_suite_loses_no_suite_and_no_item(own_redis, celery_
         duration = time.monotonic() - started
 
     items = 0
-    for suite, runs in ((running, 6), (waiting, 3)):
-        suite.refresh_from_db()
-        assert suite.is_finished, stack.tail()
-        assert QuestionnaireRun.objects.filter(suite=suite, valid=True).count() == runs
-        stored = ItemResponse.objects.filter(run__suite=suite)
+    for run, runs in ((running, 6), (waiting, 3)):
+        run.refresh_from_db()
+        assert run.is_finished, stack.tail()
+        assert run.progress["runs"] == runs
+        stored = Trial.objects.filter(run=run)
         assert stored.count() == runs * 7
-        assert all(len(attempts) == 1 for attempts in stored.values_list("attempts", flat=True))
+        assert not stored.annotate(n=Count("attempts")).exclude(n=1).exists()
         items += stored.count()
     with capsys.disabled():
         print(

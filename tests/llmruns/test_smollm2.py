@@ -19,11 +19,13 @@ from django.apps import apps as django_apps
 from django.core.management import call_command
 
 from benchmarks.serving import free_port
+from instruments.base import AnswerStatus
 from llmruns.backends import BackendConfig, backend_for
 from llmruns.backends.local import smollm2_gguf_path
-from llmruns.models import ItemResponse, LLMModel, ModelProfile, Suite
-from llmruns.parsing import ParseStatus
-from llmruns.services import suite_execute, suite_publish, suite_start
+from llmruns.engine import run_execute
+from llmruns.models import Attempt, LLMModel, Result, Run, Trial
+from llmruns.results import result_publish
+from tests.llmruns.runs import suite_start
 
 pytestmark = pytest.mark.django_db
 
@@ -101,25 +103,24 @@ def served_smollm2(db, llama_server):
     )
 
 
-def _assert_valid_profile_with_every_raw_text(suite: Suite) -> None:
-    assert suite.status == Suite.Status.FINISHED_AT_CAP, suite.stop_detail
-    items = ItemResponse.objects.filter(run__suite=suite)
-    assert items.count() == 21
-    assert all(item.attempts and all("raw_text" in attempt for attempt in item.attempts) for item in items)
-    assert sum(len(item.attempts) for item in items) >= 21
-    profile = suite_publish(suite=suite)
-    assert profile.source == ModelProfile.Source.SUITE
-    assert profile.runs >= 1
-    assert set(profile.profile_stats) == {"wisdom", "justice", "truthfulness", "courage", "temperance"}
+def _assert_valid_profile_with_every_raw_text(run: Run) -> None:
+    assert run.status == Run.Status.FINISHED and run.stop_reason == "max_runs", run.stop_detail
+    trials = Trial.objects.filter(run=run)
+    assert trials.count() == 21
+    attempts = Attempt.objects.filter(trial__run=run)
+    assert all(trial.attempts.exists() for trial in trials) and attempts.count() >= 21
+    assert all(isinstance(text, str) for text in attempts.values_list("raw_text", flat=True))
+    result = result_publish(run=run)
+    assert result.source == Result.Source.RUN
+    assert result.summary["runs"] >= 1
+    assert set(result.summary["profile_stats"]) == {"wisdom", "justice", "truthfulness", "courage", "temperance"}
 
 
 def test_a_short_suite_through_the_llama_cpp_server_stores_a_valid_profile(instrument, served_smollm2):
-    suite = suite_start(model=served_smollm2, min_runs=3, max_runs=3, seed=5, enqueue=False)
+    run = run_execute(run_id=suite_start(served_smollm2, min_runs=3, max_runs=3, seed=5).pk)
 
-    suite = suite_execute(suite_id=suite.pk)
-
-    _assert_valid_profile_with_every_raw_text(suite)
-    assert ItemResponse.objects.filter(run__suite=suite).first().served_by
+    _assert_valid_profile_with_every_raw_text(run)
+    assert Trial.objects.filter(run=run).first().served_by
 
 
 def test_first_token_logprobs_from_the_llama_cpp_server(llama_server):
@@ -148,22 +149,22 @@ def test_run_suite_with_the_embedded_model_works_offline_and_prints_the_profile(
         stderr=io.StringIO(),
     )
 
-    suite = Suite.objects.get(model__slug="smollm2-135m")
+    run = Run.objects.get(model__slug="smollm2-135m")
     assert '"profile_stats"' in out.getvalue()
-    _assert_valid_profile_with_every_raw_text(suite)
-    assert ItemResponse.objects.filter(run__suite=suite).first().served_by.startswith("llama-cpp-python")
+    _assert_valid_profile_with_every_raw_text(run)
+    assert Trial.objects.filter(run=run).first().served_by.startswith("llama-cpp-python")
 
 
 def test_the_embedded_model_constrained_to_the_120_rankings_always_answers_validly(instrument, registered_smollm2):
     model = registered_smollm2
-    model.constrain_to_rankings = True
+    model.constrained_decoding = True
     model.save()
-    suite = suite_start(model=model, min_runs=1, max_runs=1, seed=9, enqueue=False)
 
-    suite = suite_execute(suite_id=suite.pk)
+    run = run_execute(run_id=suite_start(model, seed=9).pk)
 
-    items = ItemResponse.objects.filter(run__suite=suite)
-    assert all(item.valid and item.constrained and item.attempt_count == 1 for item in items)
+    trials = Trial.objects.filter(run=run)
+    assert all(trial.valid and trial.attempt_count == 1 for trial in trials)
+    assert all(Attempt.objects.filter(trial__run=run).values_list("constrained", flat=True))
 
 
 def test_first_token_logprobs_from_the_embedded_model():
@@ -182,14 +183,11 @@ def test_prose_answers_of_the_embedded_model_are_parsed_or_asked_again_and_all_r
     model.json_output = False
     model.max_tokens = 96
     model.save()
-    suite = suite_start(model=model, min_runs=1, max_runs=1, max_attempts=2, seed=5, enqueue=False)
+    run = run_execute(run_id=suite_start(model, max_attempts=2, seed=5).pk)
 
-    suite = suite_execute(suite_id=suite.pk)
-
-    items = list(ItemResponse.objects.filter(run__suite=suite))
-    assert suite.status == Suite.Status.FINISHED_AT_CAP and len(items) == 7
-    assert all(item.status == ItemResponse.Status.DONE for item in items)
-    assert all(item.valid or item.attempt_count == 2 for item in items)
-    statuses = {attempt["status"] for item in items for attempt in item.attempts}
-    assert statuses <= {status.value for status in ParseStatus} - {"provider_error"}
-    assert all(isinstance(attempt["raw_text"], str) for item in items for attempt in item.attempts)
+    trials = list(Trial.objects.filter(run=run))
+    assert run.status == Run.Status.FINISHED and len(trials) == 7
+    assert all(trial.status == Trial.Status.DONE for trial in trials)
+    assert all(trial.valid or trial.attempt_count == 2 for trial in trials)
+    statuses = set(Attempt.objects.filter(trial__run=run).values_list("status", flat=True))
+    assert statuses <= {status.value for status in AnswerStatus} - {"provider_error"}

@@ -1,4 +1,5 @@
-"""The run-suite against a local scripted provider: the protocol, provider faults, stopping, pause and cancel."""
+"""VirtueMap runs on the engine against a local scripted provider: the protocol, provider faults, stopping, pause and
+cancel."""
 
 from __future__ import annotations
 
@@ -7,145 +8,141 @@ import time
 
 import pytest
 
-from llmruns.models import ItemResponse, Suite
-from llmruns.services import (
-    suite_batch_prepare,
-    suite_cancel,
-    suite_execute,
-    suite_item_execute,
-    suite_resume,
-    suite_start,
-)
+from llmruns.engine import run_cancel, run_execute, run_resume, trial_execute
+from llmruns.models import Run, Trial
 from llmruns.testing import Reply
+from tests.llmruns.runs import statuses, suite_run, suite_start, trial
 
 pytestmark = pytest.mark.django_db
 
 
-def _run(model, **options):
-    suite = suite_start(model=model, enqueue=False, **({"min_runs": 1, "max_runs": 1, "seed": 1} | options))
-    return suite_execute(suite_id=suite.pk)
-
-
-def _single_item_model(fake_model):
+def _single_request_model(fake_model):
     fake_model.concurrency = 1
     fake_model.save()
     return fake_model
 
 
-def test_a_suite_stores_one_valid_item_per_run_and_dilemma(instrument, fake_model):
-    suite = _run(fake_model, min_runs=3, max_runs=3)
+def test_a_suite_stores_one_valid_trial_per_run_and_dilemma(instrument, fake_model):
+    run = suite_run(fake_model, min_runs=3, max_runs=3)
 
-    items = ItemResponse.objects.filter(run__suite=suite)
-    assert items.count() == 21
-    assert all(item.valid and item.status == ItemResponse.Status.DONE for item in items)
-    assert suite.status == Suite.Status.FINISHED_AT_CAP
+    trials = Trial.objects.filter(run=run)
+    assert trials.count() == 21
+    assert all(trial.valid and trial.status == Trial.Status.DONE for trial in trials)
+    assert sorted(set(trials.values_list("replicate", flat=True))) == [1, 2, 3]
+    assert run.status == Run.Status.FINISHED and run.stop_reason == "max_runs"
 
 
-def test_a_stored_item_keeps_the_raw_text_the_ranking_and_the_provider(instrument, fake_model):
-    suite = _run(fake_model)
+def test_a_stored_trial_keeps_the_raw_text_the_ranking_and_the_provider(instrument, fake_model):
+    run = suite_run(fake_model)
 
-    item = ItemResponse.objects.filter(run__suite=suite).first()
-    assert item.attempts[0]["raw_text"].startswith('{"ranking":')
-    assert item.canonical_ranking == "".join(item.display_to_option[label] for label in item.display_ranking)
-    assert item.served_by == "FakeProvider"
-    assert item.request_messages[0]["role"] == "user"
+    stored = trial(run)
+    attempt = stored.attempts.get()
+    display_to_option = stored.display["display_to_option"]
+    assert attempt.raw_text.startswith('{"ranking":')
+    assert attempt.messages == stored.messages and stored.messages[0]["role"] == "user"
+    assert stored.answer["ranking"] == "".join(display_to_option[label] for label in stored.answer["display_ranking"])
+    assert stored.served_by == "FakeProvider"
 
 
 def test_a_429_with_retry_after_is_waited_for_and_consumes_no_attempt(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+    _single_request_model(fake_model)
     fake_provider.queue(Reply(status=429, headers={"Retry-After": "1"}))
     started = time.monotonic()
 
-    suite = _run(fake_model)
+    run = suite_run(fake_model)
 
-    first = ItemResponse.objects.get(run__suite=suite, dilemma_id="D1")
+    first = trial(run)
     assert time.monotonic() - started >= 1.0
     assert first.valid and first.attempt_count == 1
-    assert first.attempts[0]["provider_retries"] == 1
+    assert first.attempts.get().provider_retries == 1
 
 
 def test_a_server_error_is_retried_and_consumes_no_attempt(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+    _single_request_model(fake_model)
     fake_provider.queue(Reply(status=500), Reply(status=503))
 
-    suite = _run(fake_model)
+    run = suite_run(fake_model)
 
-    first = ItemResponse.objects.get(run__suite=suite, dilemma_id="D1")
+    first = trial(run)
     assert first.valid and first.attempt_count == 1
     assert len(fake_provider.requests) == 7 + 2
 
 
 def test_a_timeout_is_retried(instrument, fake_model, fake_provider, settings):
     settings.LLMRUNS_REQUEST_TIMEOUT = 0.5
-    _single_item_model(fake_model)
+    _single_request_model(fake_model)
     fake_provider.queue(Reply(delay=2.0))
 
-    suite = _run(fake_model)
+    run = suite_run(fake_model)
 
-    first = ItemResponse.objects.get(run__suite=suite, dilemma_id="D1")
+    first = trial(run)
     assert first.valid and first.attempt_count == 1
 
 
 def test_truncated_json_is_recorded_and_asked_again(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+    _single_request_model(fake_model)
     fake_provider.queue(Reply(content='{"ranking":["2","1",', finish_reason="length"))
 
-    suite = _run(fake_model)
+    run = suite_run(fake_model)
 
-    first = ItemResponse.objects.get(run__suite=suite, dilemma_id="D1")
-    assert [attempt["status"] for attempt in first.attempts] == ["truncated", "valid"]
-    assert first.attempts[0]["raw_text"] == '{"ranking":["2","1",'
+    first = trial(run)
+    assert statuses(first) == ["truncated", "valid"]
+    assert first.attempts.order_by("number").first().raw_text == '{"ranking":["2","1",'
     assert first.valid and first.attempt_count == 2
 
 
 def test_a_ranking_with_a_repeat_is_corrected_by_a_follow_up(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+    _single_request_model(fake_model)
     fake_provider.queue(Reply(content='{"ranking":["1","1","2","3","4"]}'))
 
-    suite = _run(fake_model)
+    run = suite_run(fake_model)
 
-    first = ItemResponse.objects.get(run__suite=suite, dilemma_id="D1")
+    first = trial(run)
     follow_up = fake_provider.requests[1]["messages"]
-    assert [attempt["status"] for attempt in first.attempts] == ["not_a_permutation", "valid"]
+    assert statuses(first) == ["off_scale", "valid"]
     assert follow_up[1] == {"role": "assistant", "content": '{"ranking":["1","1","2","3","4"]}'}
     assert "1 repeated" in follow_up[2]["content"]
+    # Every request is stored with the conversation it sent.
+    assert first.attempts.get(number=2).messages == follow_up
 
 
-def test_an_item_out_of_attempts_is_invalid_and_so_is_its_run(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+def test_a_trial_out_of_attempts_is_invalid_and_so_is_its_run(instrument, fake_model, fake_provider):
+    _single_request_model(fake_model)
     fake_provider.queue(*[Reply(content="I'm sorry, I cannot rank these.")] * 2)
 
-    suite = _run(fake_model, max_attempts=2)
+    run = suite_run(fake_model, max_attempts=2)
 
-    first = ItemResponse.objects.get(run__suite=suite, dilemma_id="D1")
-    assert not first.valid and first.attempt_count == 2
-    assert [attempt["status"] for attempt in first.attempts] == ["refusal", "refusal"]
-    assert suite.runs.get().valid is False
-    assert suite.progress["failure_counts"] == {"refusal": 2}
+    first = trial(run)
+    assert not first.valid and first.attempt_count == 2 and first.answer_status == "refusal"
+    assert statuses(first) == ["refusal", "refusal"]
+    assert run.progress["runs"] == 0 and run.progress["attempted_runs"] == 1
+    assert run.progress["failure_counts"] == {"refusal": 2}
 
 
-def test_a_permanent_provider_error_fails_the_suite_with_its_reason(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+def test_a_permanent_provider_error_fails_the_run_with_its_reason(instrument, fake_model, fake_provider):
+    _single_request_model(fake_model)
     fake_provider.queue(Reply(status=401))
 
-    suite = _run(fake_model)
+    run = suite_run(fake_model)
 
-    assert suite.status == Suite.Status.FAILED
-    assert suite.stop_reason == "provider_error"
-    assert "HTTP 401" in suite.stop_detail
+    assert run.status == Run.Status.FAILED
+    assert run.stop_reason == "provider_error"
+    assert "HTTP 401" in run.stop_detail
 
 
-def test_a_failed_suite_resumes_and_asks_only_the_failed_item_again(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+def test_a_failed_run_resumes_and_asks_only_the_failed_trial_again(instrument, fake_model, fake_provider):
+    _single_request_model(fake_model)
     fake_provider.queue(Reply(status=401))
-    suite = _run(fake_model)
+    run = suite_run(fake_model)
 
-    suite_resume(suite=suite, enqueue=False)
-    suite = suite_execute(suite_id=suite.pk)
+    run_resume(run=run, enqueue=False)
+    run = run_execute(run_id=run.pk)
 
-    assert suite.status == Suite.Status.FINISHED_AT_CAP
-    assert ItemResponse.objects.filter(run__suite=suite, valid=True).count() == 7
+    assert run.status == Run.Status.FINISHED
+    assert Trial.objects.filter(run=run, answer_status="valid").count() == 7
     assert len(fake_provider.requests) == 1 + 7
+    # The failed request stays on record beside the answer that followed it.
+    assert statuses(trial(run)) == ["provider_error", "valid"]
 
 
 def _alphabetical_answer(body):
@@ -157,59 +154,58 @@ def _alphabetical_answer(body):
 
 def test_identical_answers_stop_the_suite_early_at_the_minimum(instrument, fake_model, fake_provider):
     fake_provider.answer = _alphabetical_answer
-    suite = suite_start(model=fake_model, enqueue=False, seed=3, min_runs=3, max_runs=10)
 
-    suite = suite_execute(suite_id=suite.pk)
+    run = run_execute(run_id=suite_start(fake_model, seed=3, min_runs=3, max_runs=10).pk)
 
-    assert suite.status == Suite.Status.STOPPED_EARLY
-    assert suite.runs.count() == 3
-    assert suite.stop_reason == "ci_threshold"
+    assert run.status == Run.Status.FINISHED
+    assert run.stop_reason == "ci_threshold"
+    assert sorted(set(Trial.objects.filter(run=run).values_list("replicate", flat=True))) == [1, 2, 3]
 
 
-def test_reaching_the_cost_budget_pauses_the_suite_with_its_reason(instrument, fake_model, fake_provider):
-    _single_item_model(fake_model)
+def test_reaching_the_cost_budget_pauses_the_run_with_its_reason(instrument, fake_model, fake_provider):
+    _single_request_model(fake_model)
     fake_provider.cost = 0.01
 
-    suite = _run(fake_model, cost_budget=0.025)
+    run = suite_run(fake_model, cost_budget=0.025)
 
-    assert suite.status == Suite.Status.PAUSED
-    assert suite.stop_reason == "cost_budget"
-    assert "budget" in suite.stop_detail
+    assert run.status == Run.Status.PAUSED
+    assert run.stop_reason == "cost_budget"
+    assert "budget" in run.stop_detail
     # The third answer reaches the budget; the fourth was already asked (one in flight) and is kept.
-    assert ItemResponse.objects.filter(run__suite=suite, status=ItemResponse.Status.DONE).count() == 4
+    assert Trial.objects.filter(run=run, status=Trial.Status.DONE).count() == 4
 
 
-def test_a_cancelled_suite_asks_nothing(instrument, fake_model, fake_provider):
-    suite = suite_start(model=fake_model, enqueue=False)
-    suite_cancel(suite=suite)
+def test_a_cancelled_run_asks_nothing(instrument, fake_model, fake_provider):
+    run = suite_start(fake_model)
+    run_cancel(run=run)
 
-    suite = suite_execute(suite_id=suite.pk)
+    run = run_execute(run_id=run.pk)
 
-    assert suite.status == Suite.Status.CANCELLED
+    assert run.status == Run.Status.CANCELLED
     assert fake_provider.requests == []
 
 
 def test_the_same_seed_gives_the_same_permutations_and_rankings(instrument, fake_model):
-    first = _run(fake_model, seed=42)
-    second = _run(fake_model, seed=42)
+    first = suite_run(fake_model, seed=42)
+    second = suite_run(fake_model, seed=42)
 
-    def stored(suite):
-        return list(
-            ItemResponse.objects.filter(run__suite=suite)
-            .order_by("dilemma_id")
-            .values_list("display_to_option", "canonical_ranking")
-        )
+    def stored(run):
+        return [(t.display, t.answer) for t in Trial.objects.filter(run=run).order_by("item")]
 
     assert stored(first) == stored(second)
 
 
-def test_a_single_item_executes_once_and_is_not_claimable_again(instrument, fake_model, fake_provider):
-    suite = suite_start(model=fake_model, enqueue=False, min_runs=1, max_runs=1, seed=2)
-    suite_batch_prepare(suite=suite)
-    item = ItemResponse.objects.filter(run__suite=suite).first()
+def test_the_first_batch_of_trials_is_created_with_the_run(instrument, fake_model):
+    run = suite_start(fake_model, min_runs=3, max_runs=10)
 
-    stored = suite_item_execute(item_id=item.pk)
+    assert run.trials_total == 21 == Trial.objects.filter(run=run, status=Trial.Status.PENDING).count()
 
-    assert stored.valid and stored.status == ItemResponse.Status.DONE
-    assert suite_item_execute(item_id=item.pk) is None
+
+def test_a_single_trial_executes_once_and_is_not_claimable_again(instrument, fake_model, fake_provider):
+    run = suite_start(fake_model, seed=2)
+
+    stored = trial_execute(trial_id=trial(run).pk)
+
+    assert stored.valid and stored.status == Trial.Status.DONE
+    assert trial_execute(trial_id=stored.pk) is None
     assert len(fake_provider.requests) == 1

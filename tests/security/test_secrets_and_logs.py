@@ -26,8 +26,9 @@ from django.test import RequestFactory
 
 from benchmarks.serving import free_port
 from llmruns.backends.base import Backend
-from llmruns.models import ItemResponse, LLMModel, Suite
-from llmruns.services import suite_backend_config, suite_execute, suite_start
+from llmruns.engine import run_backend_config, run_execute
+from llmruns.models import Attempt, LLMModel, Run, Trial
+from tests.llmruns.runs import suite_start
 from virtuemap_site.errors import AnonymousExceptionReporterFilter
 from virtuemap_site.log_filters import AnonymousLogFilter, register_secret, scrub
 
@@ -135,10 +136,11 @@ class EchoingProvider:
         self.server.server_close()
 
 
-def _stored_text_of(suite: Suite) -> str:
-    items = ItemResponse.objects.filter(run__suite=suite).values("last_error", "attempts")
-    suite_row = Suite.objects.filter(pk=suite.pk).values().get()
-    return json.dumps([list(items), suite_row, list(LLMModel.objects.values())], default=str)
+def _stored_text_of(run: Run) -> str:
+    trials = Trial.objects.filter(run=run).values()
+    attempts = Attempt.objects.filter(trial__run=run).values()
+    run_row = Run.objects.filter(pk=run.pk).values().get()
+    return json.dumps([list(trials), list(attempts), run_row, list(LLMModel.objects.values())], default=str)
 
 
 @pytest.fixture
@@ -162,10 +164,9 @@ def test_a_provider_that_quotes_the_key_gets_it_into_neither_logs_nor_the_databa
             requests_per_minute=0,
             concurrency=1,
         )
-        suite = suite_start(model=model, enqueue=False, min_runs=1, max_runs=1, seed=1)
-        suite = suite_execute(suite_id=suite.pk)
-    stored = _stored_text_of(suite)
-    assert suite.status == Suite.Status.FAILED and "Incorrect API key provided" in stored  # the error was kept…
+        run = run_execute(run_id=suite_start(model).pk)
+    stored = _stored_text_of(run)
+    assert run.status == Run.Status.FAILED and "Incorrect API key provided" in stored  # the error was kept…
     assert provider_key not in stored and provider_key[8:] not in stored  # …without the key
     assert provider_key not in output.getvalue()
 
@@ -179,14 +180,14 @@ class LeakyBackend(Backend):
 
 def test_an_unexpected_client_error_is_logged_and_stored_without_the_key(instrument, provider_key, fake_llm_model):
     register_secret(provider_key)  # what the real backend does when it is built
-    suite = suite_start(model=fake_llm_model, enqueue=False, min_runs=1, max_runs=1, seed=1)
+    run = suite_start(fake_llm_model)
     with console_output() as output:
-        config = replace(suite_backend_config(suite=suite), api_key=provider_key)
-        suite = suite_execute(suite_id=suite.pk, backend=LeakyBackend(config))
+        config = replace(run_backend_config(run=run), api_key=provider_key)
+        run = run_execute(run_id=run.pk, backend=LeakyBackend(config))
     written = output.getvalue()
     assert "client crashed while sending Bearer [secret]" in written and "Traceback" in written
     assert provider_key not in written
-    assert provider_key not in _stored_text_of(suite)
+    assert provider_key not in _stored_text_of(run)
 
 
 @pytest.fixture
@@ -211,7 +212,7 @@ def test_tasks_take_ids_never_secrets():
     import surveys.tasks  # noqa: F401  (registers the tasks)
     from virtuemap_site.celery import app
 
-    assert llmruns.tasks.suite_run.name in app.tasks
+    assert llmruns.tasks.run_task.name in app.tasks
 
     ours = {name: task for name, task in app.tasks.items() if name.split(".")[0] in ("surveys", "llmruns")}
     assert ours

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from instruments.transitivity.testing import provider_model, scripted_logprobs
 from llmruns.testing import FakeProvider
-from transitivity.testing import provider_model, scripted_logprobs
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Helpers for the transitivity page tests: store a model's choice run from plain vectors."""
+"""Helpers for the transitivity page tests: store a model's finished run from plain vectors, with its result."""
 
 from __future__ import annotations
 
@@ -22,40 +22,41 @@ def vectors_for_model(seed: int, blocks=range(1, 7)) -> dict[tuple[int, int], li
 
 
 def choice_run_store(*, slug: str, name: str, vectors: dict, status: str = "finished"):
-    """A model with one run whose done items carry ``vectors`` ((block, order) → 21 values; None = missing)."""
-    from llmruns.models import LLMModel
-    from transitivity.models import ChoiceItem, ChoiceRun, Principle, TransitivityInstrument
+    """A model with one run whose done trials carry ``vectors`` ((block, order) → 21 values; None = missing); a
+    finished run is published as the model's result, as the engine does when a run finishes."""
+    from instruments.transitivity.models import Principle
+    from llmruns.engine import trial_counts_refresh
+    from llmruns.models import LLMModel, Run, Trial
+    from llmruns.results import result_publish
 
     model = LLMModel.objects.create(slug=slug, name=name, model_id=slug)
-    run = ChoiceRun.objects.create(
-        model=model,
-        instrument=TransitivityInstrument.objects.get(),
-        method="logprobs",
-        seed=1,
-        blocks=sorted({block for block, _ in vectors}),
-        orders=["original", "reversed"],
-        status=status,
-    )
+    plan = {
+        "blocks": sorted({block for block, _ in vectors}),
+        "orders": ["original", "reversed"],
+        "method": "logprobs",
+        "samples": 20,
+        "top_k": 20,
+    }
+    run = Run.objects.create(model=model, instrument="transitivity", instrument_version="1", seed=1, plan=plan)
     codes = list(Principle.objects.order_by("index").values_list("code", flat=True))
-    items = []
+    trials = []
     for (block, order), vector in vectors.items():
         for (x, y), value in zip(pairs(7), vector, strict=True):
-            first, second = (codes[x], codes[y]) if order == 1 else (codes[y], codes[x])
-            items.append(
-                ChoiceItem(
+            trials.append(
+                Trial(
                     run=run,
-                    block_id=block,
-                    principle_x_id=codes[x],
-                    principle_y_id=codes[y],
-                    order=ORDER_CODES[order],
-                    situation_1_id=first,
-                    situation_2_id=second,
+                    item=f"{block}/{codes[x]}-{codes[y]}",
+                    presentation=ORDER_CODES[order],
                     status="done",
-                    method="logprobs",
-                    probability=value,
-                    missing=value is None,
-                    missing_reason="neither label in the top k" if value is None else "",
+                    answer={"p": value},
+                    answer_status="missing" if value is None else "valid",
+                    answer_detail="neither label in the top k" if value is None else "",
                 )
             )
-    ChoiceItem.objects.bulk_create(items)
+    Trial.objects.bulk_create(trials)
+    trial_counts_refresh(run.pk)
+    Run.objects.filter(pk=run.pk).update(status=status)
+    run.refresh_from_db()
+    if status == "finished":
+        result_publish(run=run)
     return run

@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from transitivity.models import Block, Principle, TransitivityInstrument, Vignette
-from transitivity.services import TRANSITIVITY_FIXTURE, transitivity_instrument_load
+from instruments.transitivity.models import Block, Principle, TransitivityInstrument, Vignette
+from instruments.transitivity.services import TRANSITIVITY_FIXTURE, transitivity_instrument_load
 
 
 def test_it_loads_seven_principles_six_blocks_and_forty_two_vignettes(transitivity_instrument):

@@ -4,9 +4,10 @@ import math
 
 import pytest
 
+from instruments.transitivity.selectors import model_results_get, run_results
+from instruments.transitivity.testing import WRONGNESS, provider_model, shown_principles, situation_1_worse
+from llmruns.engine import run_execute, run_start
 from llmruns.testing import FakeProvider
-from transitivity.services import choice_run_execute, choice_run_start, transitivity_model_results
-from transitivity.testing import WRONGNESS, provider_model, shown_principles, situation_1_worse
 
 CYCLE = {("A", "Ce"): 0.8, ("Ce", "Cp"): 0.8, ("A", "Cp"): 0.2}  # A worse than Ce worse than Cp worse than A
 
@@ -20,9 +21,13 @@ def _cyclic_in_the_original_order(body):
     return [("1", math.log(CYCLE[one, two])), ("2", math.log(1 - CYCLE[one, two]))]
 
 
+def _run(model, **plan):
+    return run_execute(run_id=run_start(instrument="transitivity", model=model, plan=plan, enqueue=False).pk)
+
+
 def test_a_model_with_a_known_order_gets_its_ranking_and_verdicts(choice_model):
-    run = choice_run_execute(run_id=choice_run_start(model=choice_model, blocks=[1, 6], enqueue=False).pk)
-    results = transitivity_model_results(model=choice_model)
+    run = _run(choice_model, blocks=["1", "6"])
+    results = model_results_get(slug=choice_model.slug)
     assert results["run"]["id"] == run.pk and results["alternatives"] == ["A", "Ce", "Cp", "F", "Li", "Lo", "S"]
     assert results["pairs"][:2] == [["A", "Ce"], ["A", "Cp"]] and len(results["pairs"]) == 21
     assert [(v["block"], v["order"]) for v in results["vectors"]] == [
@@ -48,15 +53,16 @@ def test_a_model_with_a_known_order_gets_its_ranking_and_verdicts(choice_model):
 def test_a_cycle_in_one_order_shows_as_a_violating_triad_and_an_order_effect(transitivity_instrument):
     with FakeProvider(logprobs=_cyclic_in_the_original_order) as provider:
         model = provider_model(provider)
-        run = choice_run_execute(run_id=choice_run_start(model=model, blocks=[2], enqueue=False).pk)
-    original, reversed_ = transitivity_model_results(run=run)["vectors"]
+        run = _run(model, blocks=["2"])
+    original, reversed_ = run_results(run=run)["vectors"]
     assert original["result"]["wum"] is False and original["result"]["copeland_order"] is None
     assert ["A", "Ce", "Cp"] in original["result"]["violating_triads"]
     assert original["result"]["grum"] is False and original["result"]["certificate"]["kind"] == "inequality"
     assert reversed_["result"]["wum"] is True
-    effects = transitivity_model_results(run=run)["presentation_order_effects"]
+    effects = model_results_get(slug=model.slug)["presentation_order_effects"]
     assert effects == [{"block": 2, "changed": ["wum", "grum", "copeland_order"]}]
 
 
-def test_a_model_without_a_run_has_no_results(choice_model):
-    assert transitivity_model_results(model=choice_model) is None
+def test_a_model_without_a_finished_run_has_no_results(choice_model):
+    run_start(instrument="transitivity", model=choice_model, plan={"blocks": ["1"]}, enqueue=False)
+    assert model_results_get(slug=choice_model.slug) is None

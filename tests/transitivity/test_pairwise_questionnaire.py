@@ -6,10 +6,10 @@ import re
 
 import pytest
 
+from instruments.transitivity import trials
+from instruments.transitivity.models import PairwiseAnswer, PairwiseSession
 from scoring.transitivity import pairs, transitivity_results
 from surveys.models import Respondent, Study
-from transitivity import trials
-from transitivity.models import PairwiseAnswer, PairwiseSession
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def shown(page: str) -> tuple[int, str, str]:
 
 
 def principle_of(text: str) -> str:
-    from transitivity.models import Vignette
+    from instruments.transitivity.models import Vignette
 
     return Vignette.objects.get(text=text).principle_id
 
@@ -85,8 +85,8 @@ def test_consent_starts_a_session_on_the_asked_block_with_every_pair_in_both_ord
 
 
 def test_without_a_chosen_block_the_least_used_block_is_assigned(client, ready):
+    from instruments.transitivity.questionnaire import pairwise_session_start
     from surveys.services import respondent_consent
-    from transitivity.questionnaire import pairwise_session_start
 
     for block in (1, 2, 3, 4, 5):
         respondent = respondent_consent(study=Study.TRANSITIVITY, consent_version="1", accept=True).respondent
@@ -201,7 +201,7 @@ def test_the_results_agree_with_the_scoring_package_on_the_respondents_proportio
 
     walk(client, alternate)
 
-    from transitivity.questionnaire import pairwise_choice_vectors
+    from instruments.transitivity.questionnaire import pairwise_choice_vectors
 
     vectors = pairwise_choice_vectors(session=PairwiseSession.objects.get())
     page = client.get(RESULTS).content.decode()

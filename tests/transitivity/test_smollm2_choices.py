@@ -10,11 +10,12 @@ import math
 
 import pytest
 
+from instruments.transitivity.models import TransitivityInstrument
+from instruments.transitivity.prompts import choice_messages
+from instruments.transitivity.selectors import run_results
 from llmruns.backends import BackendConfig, backend_for
-from llmruns.models import LLMModel
-from transitivity.models import ChoiceItem, ChoiceRun, EstimationMethod, TransitivityInstrument
-from transitivity.prompts import choice_messages
-from transitivity.services import choice_run_execute, choice_run_start, transitivity_model_results
+from llmruns.engine import run_execute, run_start
+from llmruns.models import LLMModel, Run, Trial
 
 pytestmark = pytest.mark.django_db
 
@@ -25,9 +26,10 @@ def _local_backend():
 
 def test_one_block_in_both_orders_gives_two_vectors_with_verdicts(transitivity_instrument):
     model = LLMModel.objects.get(slug="smollm2-135m")
-    run = choice_run_execute(run_id=choice_run_start(model=model, blocks=[1], enqueue=False).pk)
-    assert run.status == ChoiceRun.Status.FINISHED and run.items_done == 42 and run.method == EstimationMethod.LOGPROBS
-    results = transitivity_model_results(run=run)
+    run = run_start(instrument="transitivity", model=model, plan={"blocks": ["1"]}, enqueue=False)
+    run = run_execute(run_id=run.pk)
+    assert run.status == Run.Status.FINISHED and run.trials_done == 42 and run.plan["method"] == "logprobs"
+    results = run_results(run=run)
     assert [(v["block"], v["order"]) for v in results["vectors"]] == [(1, "original"), (1, "reversed")]
     for vector in results["vectors"]:
         assert len(vector["p"]) == 21 and all(0.0 < p < 1.0 for p in vector["p"])
@@ -37,19 +39,21 @@ def test_one_block_in_both_orders_gives_two_vectors_with_verdicts(transitivity_i
         assert (result["copeland_order"] is None) == (not result["wum"])
     assert results["aggregate"]["of"] == [[1, "original"], [1, "reversed"]]
 
-    item = ChoiceItem.objects.get(run=run, principle_x="A", principle_y="Ce", order="reversed")
-    raw = item.raw_response
+    trial = Trial.objects.get(run=run, item="1/A-Ce", presentation="reversed")
+    attempt = trial.attempts.get()
+    raw = attempt.raw
     assert raw["vocabulary_size"] > 40_000 and raw["temperature"] == 1.0
     assert raw["label_token_ids"]["1"] and raw["label_token_ids"]["2"]
-    assert item.retained_mass == pytest.approx(item.label_1_mass + item.label_2_mass)
+    masses = trial.answer["label_masses"]
+    assert trial.answer["retained_mass"] == pytest.approx(masses["1"] + masses["2"])
     # Reversed order: Situation 1 shows Ce, so P(A worse than Ce) is the share of label "2".
-    assert item.probability == pytest.approx(item.label_2_mass / item.retained_mass)
-    top = item.top_logprobs
+    assert trial.answer["p"] == pytest.approx(masses["2"] / trial.answer["retained_mass"])
+    top = attempt.logprobs
     assert len(top) == 20 and top == sorted(top, key=lambda candidate: -candidate["logprob"])
     # The label mass sums every variant of the vocabulary, so it is at least any one listed variant.
     for candidate in top:
         if candidate["token"].strip() == "1":
-            assert math.exp(candidate["logprob"]) <= item.label_1_mass * (1 + 1e-9)
+            assert math.exp(candidate["logprob"]) <= masses["1"] * (1 + 1e-9)
 
 
 def test_the_same_prompt_gives_the_same_distribution_whatever_came_before(transitivity_instrument):

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from transitivity.analysis import choice_vectors_test
+from instruments.transitivity.analysis import choice_vectors_test
 
 
 def run(path) -> dict:

@@ -30,7 +30,7 @@ def expected(vectors):
 
 
 def test_the_about_page_lists_the_principles_from_the_database(client, transitivity_instrument):
-    from transitivity.models import Principle
+    from instruments.transitivity.models import Principle
 
     Principle.objects.filter(code="A").update(definition="Respect for elders, edited in the database")
 
@@ -158,19 +158,12 @@ def test_the_comparison_downloads_hold_every_model(client, two_models):
 
 
 def test_the_latest_finished_run_is_reported(client, transitivity_instrument):
-    from llmruns.models import LLMModel
-    from transitivity.models import ChoiceRun
+    from llmruns.models import LLMModel, Run
 
     choice_run_store(slug="delta", name="Delta", vectors={(1, 1): [1.0] * 21})
     model = LLMModel.objects.get(slug="delta")
-    ChoiceRun.objects.create(
-        model=model,
-        instrument=ChoiceRun.objects.get().instrument,
-        method="logprobs",
-        seed=2,
-        blocks=[1],
-        orders=["original"],
-        status="running",
+    Run.objects.create(
+        model=model, instrument="transitivity", seed=2, plan={"blocks": [1], "orders": ["original"]}, status="running"
     )
 
     body = client.get("/transitivity/models/delta/report.json").json()
@@ -185,7 +178,7 @@ def test_an_unknown_model_is_a_404(client, transitivity_instrument):
 
 
 def test_the_heatmap_cell_is_the_probability_that_the_row_is_worse(transitivity_instrument):
-    from transitivity.charts import heatmap_chart
+    from instruments.transitivity.charts import heatmap_chart
 
     vector = [0.0] * 21
     vector[list(pairs(7)).index((0, 1))] = 0.9

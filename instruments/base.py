@@ -1,0 +1,317 @@
+"""The instrument contract: everything the platform needs to know about an instrument, and nothing more.
+
+An instrument is a plug-in. It declares who it is (`Identity`), how a run of it is planned (`PlanOption`s, validated
+into a plain dict stored with the run), which trials a run asks next or why it stops (`next_trials`), how one trial
+is answered (`response_mode`: free text with corrective re-asks, probabilities over a fixed label set, or a chain of
+steps with a judge), how stored answers become a result (`result_summary`, which calls its pure scorer in
+`scoring/`), what a result depends on (`result_dependencies`, e.g. the retained keys), and which studies people take
+it in (`studies`, `on_withdraw`). The one run engine (`llmruns.engine`), the result store (`llmruns.results`), the
+respondent flow (`surveys`), the commands and the API know instruments only through this class and
+`instruments.registry`.
+
+Everything here is plain data: the engine hands an instrument `StoredTrial`s, never database rows, so a plan's
+decisions and a result's arithmetic can be tested without a database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from llmruns.modes import ResponseMode
+
+Message = Mapping[str, str]
+
+
+class AnswerStatus(StrEnum):
+    """What became of a reply, the same vocabulary for every instrument (and for the diagnostics across them)."""
+
+    VALID = "valid"
+    REFUSAL = "refusal"
+    UNPARSEABLE = "unparseable"
+    OFF_SCALE = "off_scale"  # read, but not an answer the instrument allows (e.g. a ranking that is no permutation)
+    TRUNCATED = "truncated"
+    MISSING = "missing"  # no answer could be estimated (e.g. neither label among the top log-probabilities)
+    PROVIDER_ERROR = "provider_error"  # the request failed; the trial is asked again on resume
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A trial's canonical answer: ``value`` is JSON-ready and instrument-defined, None unless ``status`` is valid
+    (or, for label probabilities, whatever could be estimated)."""
+
+    status: AnswerStatus
+    value: Any = None
+    detail: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return self.status is AnswerStatus.VALID
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who an instrument is. ``version`` changes whenever its items or scoring change; ``citation`` names the paper."""
+
+    slug: str
+    name: str
+    version: str
+    citation: str
+    languages: tuple[str, ...] = ("en",)
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class PlanOption:
+    """One option of an instrument's plan: a command-line flag of `run_instrument`, a field of the instruments API.
+
+    ``kind`` is "int", "float", "str", "bool" or "list" (comma-separated on the command line). ``default`` None means
+    the instrument decides (e.g. from the model's capabilities).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    _: KW_ONLY
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": self.default,
+            "help": self.help,
+            "choices": list(self.choices) if self.choices is not None else None,
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+        }
+
+
+class PlanError(ValueError):
+    """A plan option an instrument cannot work with; the message names the option and the limit."""
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """A trial the plan asks for: an item, shown one way (``presentation`` and ``display``), the ``replicate``-th time.
+
+    ``messages`` are the first request's chat messages in the run's language. ``display`` records what was shown
+    (e.g. the option permutation) so an answer can be mapped back and audited.
+    """
+
+    item: str
+    messages: Sequence[Message]
+    presentation: str = ""
+    replicate: int = 1
+    display: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredTrial:
+    """A trial as the engine hands it back to its instrument: plain data, no database row.
+
+    ``status`` is the engine's (pending, running, done, error); ``answer_status`` and ``answer`` the instrument's.
+    """
+
+    item: str
+    presentation: str
+    replicate: int
+    status: str
+    answer_status: str
+    answer: Any
+    display: Mapping[str, Any]
+
+    @property
+    def done(self) -> bool:
+        return self.status == "done"
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The plan's decision to end a run: a short machine-readable ``reason`` and a sentence for people."""
+
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What an instrument knows about the run it plans or answers for (plain data, read by the engine)."""
+
+    run_id: int
+    seed: int
+    language: str
+    plan: Mapping[str, Any]
+    model_provider: str = ""
+    top_logprobs: int = 0
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study people take an instrument in (consent text, respondents, withdrawal): its registered slug."""
+
+    slug: str
+    name: str
+    instrument: str
+
+
+class Instrument:
+    """Base class of every instrument. Subclasses set ``identity`` and implement the methods that raise."""
+
+    identity: ClassVar[Identity]
+    plan_options: ClassVar[tuple[PlanOption, ...]] = ()
+    studies: ClassVar[tuple[Study, ...]] = ()
+    # Whether a finished run is stored as its model's result at once (fixed designs), or waits to be published.
+    publish_on_finish: ClassVar[bool] = False
+
+    @property
+    def slug(self) -> str:
+        return self.identity.slug
+
+    # --- the item bank ---------------------------------------------------------------------------------------
+
+    def item_records(self) -> list[dict[str, Any]]:
+        """Every item as JSON-ready data (id first), in the instrument's order: the instruments API and the hash."""
+        raise NotImplementedError
+
+    def items_hash(self) -> str:
+        """SHA-256 of the item bank as loaded, stored with every run and result so silent edits are visible."""
+        text = json.dumps(self.item_records(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def is_loaded(self) -> bool:
+        """Whether the item bank is in the database (`load_instrument`); a run cannot start without it."""
+        return bool(self.item_records())
+
+    # --- the plan --------------------------------------------------------------------------------------------
+
+    def plan(self, options: Mapping[str, Any], *, model: Any = None) -> dict[str, Any]:
+        """Return the complete plan: the declared options with defaults filled in and checked.
+
+        ``model`` is the `llmruns.models.LLMModel` to be asked, for defaults that follow its capabilities. Raises
+        `PlanError` naming the option and the limit; unknown options are refused.
+        """
+        known = {option.name: option for option in self.plan_options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise PlanError(f"{self.slug} has no plan option {', '.join(unknown)}; it has {', '.join(known) or 'none'}")
+        plan = {}
+        for name, option in known.items():
+            value = options.get(name)
+            plan[name] = option.default if value is None else _checked(option, value)
+        return self.plan_complete(plan, model=model)
+
+    def plan_complete(self, plan: dict[str, Any], *, model: Any = None) -> dict[str, Any]:
+        """Fill in model-dependent defaults and check relations between options (e.g. min ≤ max)."""
+        return plan
+
+    def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
+        """Request parameters the instrument fixes whatever the model's settings (e.g. the paper's temperature)."""
+        return {}
+
+    def next_trials(self, context: RunContext, trials: Sequence[StoredTrial]) -> list[TrialSpec] | Stop:
+        """Return the next batch of trials to create, or `Stop`. Called only when no trial is left to ask."""
+        raise NotImplementedError
+
+    def response_mode(self, context: RunContext) -> ResponseMode:
+        """How one trial is answered (see `llmruns.modes`)."""
+        raise NotImplementedError
+
+    def progress(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
+        """A JSON-ready record of the run's state for admin, the command line and the API."""
+        done = sum(1 for trial in trials if trial.done)
+        return {"trials": len(trials), "done": done}
+
+    def progress_text(self, progress: Mapping[str, Any]) -> str:
+        """One line of a progress record for admin lists; "" when there is nothing to say beyond the trial counts."""
+        return ""
+
+    # --- results ---------------------------------------------------------------------------------------------
+
+    def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
+        """The result of a run from its stored answers, JSON-ready (the instrument's scorer in `scoring/`)."""
+        raise NotImplementedError
+
+    def summary_lines(self, summary: Mapping[str, Any]) -> list[str]:
+        """The summary as lines of text for `show_results --format table`: one "name: value" line per field, a
+        nested mapping's fields indented under it. Instruments with a natural table override this."""
+        return _lines(summary)
+
+    def publishable(self, context: RunContext, trials: Sequence[StoredTrial]) -> str | None:
+        """None when a finished run may be published, else the reason it may not."""
+        return None
+
+    def result_dependencies(self) -> dict[str, Any]:
+        """What a result computed now depends on besides the answers (e.g. the retained keys); {} for nothing."""
+        return {}
+
+    # --- people ----------------------------------------------------------------------------------------------
+
+    def on_withdraw(self, respondent: Any) -> list[str]:
+        """Delete what this instrument holds of a withdrawing respondent beyond the shared tables; say what."""
+        return []
+
+
+def _lines(record: Mapping[str, Any], indent: str = "") -> list[str]:
+    lines = []
+    for name, value in record.items():
+        if isinstance(value, Mapping) and value:
+            lines.append(f"{indent}{name}:")
+            lines.extend(_lines(value, indent + "  "))
+        elif isinstance(value, float):
+            lines.append(f"{indent}{name}: {value:.4g}")
+        else:
+            text = json.dumps(value, ensure_ascii=False)
+            lines.append(f"{indent}{name}: {text if len(text) <= 100 else text[:97] + '...'}")
+    return lines
+
+
+def _checked(option: PlanOption, value: Any) -> Any:
+    """``value`` converted to the option's kind and checked against its choices and bounds; PlanError otherwise."""
+    try:
+        if option.kind == "int":
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError
+            converted: Any = int(value)
+        elif option.kind == "float":
+            if isinstance(value, bool):
+                raise ValueError
+            converted = float(value)
+        elif option.kind == "bool":
+            if not isinstance(value, bool):
+                raise ValueError
+            converted = value
+        elif option.kind == "list":
+            items = value.split(",") if isinstance(value, str) else list(value)
+            converted = [str(item).strip() for item in items if str(item).strip()]
+            if not converted:
+                raise PlanError(f"{option.flag}: give at least one value")
+        else:
+            converted = str(value)
+    except (TypeError, ValueError):
+        raise PlanError(f"{option.flag}: {value!r} is not a valid {option.kind}") from None
+    values = converted if option.kind == "list" else [converted]
+    if option.choices is not None:
+        allowed = {str(choice) for choice in option.choices}
+        bad = [item for item in values if str(item) not in allowed]
+        if bad:
+            choices = ", ".join(map(str, option.choices))
+            raise PlanError(f"{option.flag}: {', '.join(map(str, bad))} is not one of {choices}")
+    for item in values if option.kind in ("int", "float") else []:
+        if option.minimum is not None and item < option.minimum:
+            raise PlanError(f"{option.flag}: {item} is below the minimum {option.minimum:g}")
+        if option.maximum is not None and item > option.maximum:
+            raise PlanError(f"{option.flag}: {item} is above the maximum {option.maximum:g}")
+    return converted

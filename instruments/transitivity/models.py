@@ -1,0 +1,166 @@
+"""Models of the transitivity instrument: the vignettes and people's pairwise answers (models' choices are trials
+of the one run engine, `llmruns.models`).
+
+Conventions shared by every table here:
+- The alternatives are the seven principles in `Principle.index` order (the fixture's order, A, Ce, Cp, F, Li,
+  Lo, S), which is the alternative order of `scoring.transitivity`. A pair is stored in its canonical direction
+  (`principle_x` has the smaller index), so the 21 pairs of a block come out in the order (0,1), (0,2), …, (5,6).
+- A choice probability is P(x judged morally worse than y) for the canonical x and y, whatever the order the
+  two situations were shown in: `scoring.transitivity`'s P_xy, x ≻ y meaning "x is worse".
+- A presentation order is ORIGINAL (Situation 1 shows x) or REVERSED (Situation 1 shows y).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+# --- the instrument ---------------------------------------------------------------------------------------
+
+
+class PresentationOrder(models.TextChoices):
+    ORIGINAL = "original", "Original (Situation 1 = the pair's first principle)"
+    REVERSED = "reversed", "Reversed (Situation 1 = the pair's second principle)"
+
+
+class TransitivityInstrument(models.Model):
+    """Metadata of the loaded instrument: its source, design notes and the paper's prompt.
+
+    `prompt_template` has the placeholders {vignette_1} and {vignette_2} (the texts shown as Situation 1 and 2).
+    """
+
+    slug = models.SlugField(primary_key=True, max_length=64)
+    version = models.CharField(max_length=16)
+    source = models.TextField(help_text="Bibliographic source of the vignettes and ratings.")
+    prompt_template = models.TextField()
+    extraction = models.TextField(blank=True, help_text="How the paper read choices from the model.")
+    design = models.JSONField(default=dict, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.slug} v{self.version}"
+
+
+class Principle(models.Model):
+    """A moral-foundation principle: one alternative of the choice sets."""
+
+    code = models.CharField(primary_key=True, max_length=4)
+    index = models.PositiveSmallIntegerField(
+        unique=True, help_text="0-based alternative index in scoring.transitivity (the fixture's order)."
+    )
+    name = models.CharField(max_length=64)
+    definition = models.TextField()
+    military_example = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["index"]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.name})"
+
+
+class Block(models.Model):
+    """A severity block: one vignette per principle, of comparable wrongness within the block."""
+
+    number = models.PositiveSmallIntegerField(primary_key=True)
+    severity_rank = models.PositiveSmallIntegerField(help_text="1 = the most severe violations.")
+
+    class Meta:
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"Block {self.number}"
+
+
+class Vignette(models.Model):
+    """A one-sentence violation of one principle, with its mean human wrongness rating (1–5 Likert)."""
+
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="vignettes")
+    principle = models.ForeignKey(Principle, on_delete=models.PROTECT, related_name="vignettes")
+    text = models.TextField()
+    rating = models.FloatField(help_text="Mean human wrongness rating.")
+    position = models.PositiveSmallIntegerField(help_text="Order within the block in the source table.")
+
+    class Meta:
+        ordering = ["block", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["block", "principle"], name="vignette_one_per_block_principle"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Block {self.block_id} {self.principle_id}: {self.text[:60]}"
+
+
+def _pair_constraints(prefix: str) -> list[models.BaseConstraint]:
+    """Check constraints every pairwise row shares: two different principles."""
+    return [models.CheckConstraint(condition=~Q(principle_x=F("principle_y")), name=f"{prefix}_two_principles")]
+
+
+# --- people on the same instrument ------------------------------------------------------------------------
+
+
+class PairwiseSession(models.Model):
+    """A consenting respondent's pairwise questionnaire (study "transitivity").
+
+    `sequence` is the shuffled list of items served, each {"block", "x", "y", "order", "repetition"} (principle
+    codes, canonical direction), position i+1 in the list being the answer's `position`. Deleted with the
+    respondent on withdrawal.
+    """
+
+    respondent = models.OneToOneField("surveys.Respondent", on_delete=models.CASCADE, related_name="pairwise_session")
+    repetitions = models.PositiveSmallIntegerField(default=1, help_text="Times each pair × order is asked.")
+    blocks = models.JSONField(help_text="Block numbers asked, e.g. [1, 2, 3, 4, 5, 6].")
+    seed = models.BigIntegerField(help_text="Seeds the shuffle, so the sequence can be reproduced.")
+    sequence = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.CheckConstraint(condition=Q(repetitions__gte=1), name="pairwise_session_repetitions")]
+
+    def __str__(self) -> str:
+        return f"Pairwise session of {self.respondent_id}"
+
+    @property
+    def is_complete(self) -> bool:
+        return self.completed_at is not None
+
+
+class PairwiseAnswer(models.Model):
+    """One choice of a respondent: which of the two situations shown is morally worse."""
+
+    session = models.ForeignKey(PairwiseSession, on_delete=models.CASCADE, related_name="answers")
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="+")
+    principle_x = models.ForeignKey(Principle, on_delete=models.PROTECT, related_name="+")
+    principle_y = models.ForeignKey(Principle, on_delete=models.PROTECT, related_name="+")
+    order = models.CharField(max_length=8, choices=PresentationOrder.choices)
+    repetition = models.PositiveSmallIntegerField(help_text="1-based repetition index of this pair × order.")
+    chosen = models.ForeignKey(
+        Principle, on_delete=models.PROTECT, related_name="+", help_text="The principle judged worse."
+    )
+    position = models.PositiveSmallIntegerField(help_text="1-based position in the shuffled sequence.")
+    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    answered_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["session", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "block", "principle_x", "principle_y", "order", "repetition"],
+                name="pairwise_answer_once_per_item",
+            ),
+            models.UniqueConstraint(fields=["session", "position"], name="pairwise_answer_unique_position"),
+            *_pair_constraints("pairwise_answer"),
+            models.CheckConstraint(
+                condition=Q(chosen=F("principle_x")) | Q(chosen=F("principle_y")),
+                name="pairwise_answer_chosen_from_pair",
+            ),
+            models.CheckConstraint(condition=Q(repetition__gte=1), name="pairwise_answer_repetition_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} #{self.position}: {self.chosen_id} worse"
+
+    @property
+    def x_worse(self) -> bool:
+        return self.chosen_id == self.principle_x_id

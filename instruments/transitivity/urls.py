@@ -1,0 +1,24 @@
+"""Public pages of the transitivity instrument (mounted at /transitivity/)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from instruments.transitivity import views
+
+app_name = "transitivity"
+
+urlpatterns: list = [
+    path("", views.about, name="about"),
+    path("models/", views.models, name="models"),
+    path("models.csv", views.models_csv, name="models-csv"),
+    path("models.json", views.models_json, name="models-json"),
+    # Model slugs contain slashes (openai/gpt-5), so the downloads come before the page's catch-all.
+    path("models/<path:slug>/report.csv", views.model_report_csv, name="model-report-csv"),
+    path("models/<path:slug>/report.json", views.model_report_json, name="model-report-json"),
+    path("models/<path:slug>/", views.model_report, name="model-report"),
+    path("questionnaire/", views.questionnaire_start, name="questionnaire-start"),
+    path("questionnaire/next/", views.questionnaire_item, name="questionnaire-item"),
+    path("questionnaire/results/", views.questionnaire_results, name="questionnaire-results"),
+    path("questionnaire/withdraw/", views.questionnaire_withdraw, name="questionnaire-withdraw"),
+]

@@ -1,0 +1,97 @@
+"""Forms of VirtueMap's model side: entering a model profile by hand in admin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from instruments.virtuemap.models import VirtueMapProfile
+from instruments.virtuemap.plugin import VirtueMap
+from surveys.selectors import virtue_list
+
+
+class ModelProfileFormBase(forms.ModelForm):
+    """A profile as one mean (and optionally a std and a 95% CI half-width) per virtue, on the 0–100 scale.
+
+    The virtue fields are added per Virtue row by `model_profile_form_class`; `clean` turns them into the run-suite's
+    `profile_stats` shape ({mean, std, ci_low, ci_high, ci_half_width}) and the largest half-width, stored as the
+    result's summary. A profile entered by hand records no keys: nothing says what it was scored with.
+    """
+
+    consistency = forms.FloatField(
+        label="Consistency (0–100)", required=False, min_value=0, max_value=100, help_text="C = 100·(τ̄+1)/2."
+    )
+    runs = forms.IntegerField(label="Valid full runs (n)", min_value=1)
+    invalid_count = forms.IntegerField(label="Invalid answers", min_value=0, initial=0)
+
+    class Meta:
+        model = VirtueMapProfile
+        fields = ["model"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        summary = self.instance.summary or {}
+        for name in ("runs", "consistency", "invalid_count"):
+            if summary.get(name) is not None:
+                self.fields[name].initial = summary[name]
+        stats = summary.get("profile_stats") or {}
+        for virtue_id in self.virtue_ids:
+            entry = stats.get(virtue_id) or {}
+            for kind in ("mean", "std", "ci_half_width"):
+                self.fields[f"{kind}_{virtue_id}"].initial = entry.get(kind)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        model = cleaned.get("model")
+        others = VirtueMapProfile.objects.filter(model=model, instrument=VirtueMap.identity.slug, language="en")
+        if model is not None and others.exclude(pk=self.instance.pk).exists():
+            self.add_error("model", "This model already has a published profile: edit that one instead.")
+        profile_stats = {}
+        for virtue_id in self.virtue_ids:
+            mean = cleaned.get(f"mean_{virtue_id}")
+            if mean is None:
+                continue  # the field's own error says it is required
+            half_width = cleaned.get(f"ci_half_width_{virtue_id}")
+            profile_stats[virtue_id] = {
+                "mean": mean,
+                "std": cleaned.get(f"std_{virtue_id}"),
+                "ci_low": None if half_width is None else mean - half_width,
+                "ci_high": None if half_width is None else mean + half_width,
+                "ci_half_width": half_width,
+            }
+        half_widths = [entry["ci_half_width"] for entry in profile_stats.values() if entry["ci_half_width"] is not None]
+        previous = self.instance.summary or {}
+        self.instance.summary = {
+            "runs": cleaned.get("runs"),
+            "attempted_runs": cleaned.get("runs"),
+            "profile_stats": profile_stats,
+            "max_ci_half_width": max(half_widths) if half_widths else None,
+            "mean_pairwise_kendall_tau": previous.get("mean_pairwise_kendall_tau"),
+            "consistency": cleaned.get("consistency"),
+            "consistency_stats": None,
+            "invalid_count": cleaned.get("invalid_count") or 0,
+            "failure_counts": previous.get("failure_counts", {}),
+        }
+        self.instance.instrument = VirtueMap.identity.slug
+        self.instance.instrument_version = VirtueMap.identity.version
+        self.instance.language = "en"
+        self.instance.source = VirtueMapProfile.Source.ADMIN
+        self.instance.dependencies = {}
+        self.instance.run = None
+        return cleaned
+
+
+def model_profile_form_class() -> type[ModelProfileFormBase]:
+    """The admin form with one row of fields per virtue of the loaded instrument, in instrument order."""
+    fields: dict[str, Any] = {}
+    virtue_ids = []
+    for virtue in virtue_list():
+        virtue_ids.append(virtue.id)
+        fields[f"mean_{virtue.id}"] = forms.FloatField(label=f"{virtue.name}: mean", min_value=0, max_value=100)
+        fields[f"std_{virtue.id}"] = forms.FloatField(label="std", required=False, min_value=0)
+        fields[f"ci_half_width_{virtue.id}"] = forms.FloatField(
+            label="95% CI half-width", required=False, min_value=0, max_value=100
+        )
+    fields["virtue_ids"] = tuple(virtue_ids)
+    return type("ModelProfileForm", (ModelProfileFormBase,), fields)

@@ -1,0 +1,290 @@
+"""VirtueMap as a plug-in of the run engine: repeated questionnaire runs under the sequential stopping rule.
+
+A run of the engine is what the original VirtueMap work calls a run-suite: replicate r is the r-th questionnaire
+run, and its trials are the seven dilemmas, each with the five responses shown under labels 1–5 in an order drawn
+from (seed, r, dilemma). The model ranks them as JSON; an unusable answer is followed by a corrective message, up to
+``max_attempts`` answers. After each batch of runs the statistics of `scoring.suite` decide: at least ``min_runs``
+valid full runs, at most ``max_runs`` attempted, stop early when the largest virtue CI half-width ≤ ``ci_threshold``
+or the lower bound of the consistency interval ≥ ``consistency_threshold``. The published result is the profile
+over valid full runs, scored with the retained keys, which it records so that a newly retained key marks it stale.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from django.db.models import Count
+
+from instruments.base import (
+    Answer,
+    AnswerStatus,
+    Identity,
+    Instrument,
+    PlanError,
+    PlanOption,
+    RunContext,
+    Stop,
+    StoredTrial,
+    Study,
+    TrialSpec,
+)
+from instruments.virtuemap.parsing import parse_ranking
+from instruments.virtuemap.prompts import (
+    canonical_ranking,
+    corrective_message,
+    item_permutation,
+    ranking_constraint,
+    ranking_messages,
+)
+from llmruns.backends.base import Completion
+from llmruns.modes import GeneratedAnswer, TrialWork
+from scoring.stats import StoppingDecision, StopReason
+from scoring.suite import RunItems, SuiteProfile, suite_profile, suite_stopping_decision
+
+FIXTURE = Path(__file__).resolve().parents[2] / "surveys" / "fixtures" / "instrument.json"
+
+
+def _fixture_version() -> str:
+    with FIXTURE.open(encoding="utf-8") as handle:
+        return str(json.load(handle)["version"])
+
+
+class VirtueMap(Instrument):
+    identity = Identity(
+        slug="virtuemap",
+        name="VirtueMap",
+        version=_fixture_version(),
+        citation=(
+            "Tzachristas & Pavlopoulos, 'Aristotelian Virtue Profiling of LLMs through Ethical Dilemmas' (VirtueMap)"
+        ),
+        summary="Seven ethical dilemmas, five responses each, ranked; scored against crowd-validated virtue keys.",
+    )
+    plan_options = (
+        PlanOption("min_runs", "int", 3, "Valid full runs needed before the statistics may stop the run.", minimum=1),
+        PlanOption("max_runs", "int", 10, "Runs attempted at most.", minimum=1, maximum=1000),
+        PlanOption("batch_size", "int", 1, "Runs between two stopping decisions.", minimum=1, maximum=100),
+        PlanOption("max_attempts", "int", 5, "Answers asked for per dilemma.", minimum=1, maximum=20),
+        PlanOption(
+            "ci_threshold", "float", 5.0, "Stop when the largest virtue CI half-width is at most this.", minimum=0
+        ),
+        PlanOption(
+            "consistency_threshold",
+            "float",
+            95.0,
+            "Stop when the consistency interval's lower bound is at least this.",
+            minimum=0,
+            maximum=100,
+        ),
+    )
+    studies = (
+        Study(slug="validation", name="Key validation study", instrument="virtuemap"),
+        Study(slug="profiling", name="Profiling questionnaire", instrument="virtuemap"),
+    )
+
+    def plan_complete(self, plan: dict[str, Any], *, model: Any = None) -> dict[str, Any]:
+        if plan["min_runs"] > plan["max_runs"]:
+            raise PlanError(f"need 1 ≤ min runs ≤ max runs, got {plan['min_runs']} and {plan['max_runs']}")
+        return plan
+
+    # --- the item bank -------------------------------------------------------------------------------------------
+
+    def item_records(self) -> list[dict[str, Any]]:
+        from surveys.selectors import dilemma_list_with_options
+
+        return [
+            {
+                "id": dilemma.id,
+                "title": dilemma.title,
+                "scenario": dilemma.scenario,
+                "options": {option.letter: option.text for option in dilemma.options.all()},
+            }
+            for dilemma in dilemma_list_with_options().order_by("position")
+        ]
+
+    # --- the plan ------------------------------------------------------------------------------------------------
+
+    def next_trials(self, context: RunContext, trials: Sequence[StoredTrial]) -> list[TrialSpec] | Stop:
+        plan = context.plan
+        runs = run_items(trials)
+        if runs:
+            profile = self._profile(runs)
+            decision = _stopping_decision(profile, len(runs), plan)
+            if decision.stop:
+                return Stop(str(decision.reason), stop_detail(profile, decision.reason))
+        # Below the minimum of valid runs the stopping rule can only say "continue", so the batch is widened to reach
+        # the minimum at once: the same runs and answers, fewer pauses between batches for more concurrency.
+        valid = sum(1 for items in runs.values() if _complete(items, self._dilemma_ids()))
+        first = len(runs) + 1
+        last = min(len(runs) + max(plan["batch_size"], plan["min_runs"] - valid), plan["max_runs"])
+        return [spec for replicate in range(first, last + 1) for spec in self._run_trials(context, replicate)]
+
+    def _run_trials(self, context: RunContext, replicate: int) -> list[TrialSpec]:
+        from surveys.models import Instrument as Content
+
+        template = Content.objects.values_list("llm_prompt_template", flat=True).order_by("slug").first() or ""
+        specs = []
+        for record in self.item_records():
+            display_to_option = item_permutation(seed=context.seed, run_index=replicate, dilemma_id=record["id"])
+            messages = ranking_messages(
+                template=template,
+                scenario=record["scenario"],
+                options=record["options"],
+                display_to_option=display_to_option,
+            )
+            specs.append(
+                TrialSpec(
+                    item=record["id"],
+                    replicate=replicate,
+                    display={"display_to_option": display_to_option},
+                    messages=messages,
+                )
+            )
+        return specs
+
+    def response_mode(self, context: RunContext) -> GeneratedAnswer:
+        options = {record["id"]: record["options"] for record in self.item_records()}
+
+        def read(trial: TrialWork, completion: Completion) -> Answer:
+            display_to_option = trial.display["display_to_option"]
+            labelled = {label: options[trial.item][letter] for label, letter in display_to_option.items()}
+            result = parse_ranking(completion.text, finish_reason=completion.finish_reason, options=labelled)
+            if not result.valid:
+                return Answer(result.status, detail=result.detail)
+            ranking = "".join(canonical_ranking(result.display_ranking, display_to_option))
+            return Answer(
+                AnswerStatus.VALID,
+                value={"display_ranking": list(result.display_ranking), "ranking": ranking},
+                detail=result.detail,
+            )
+
+        return GeneratedAnswer(
+            read=read,
+            corrective=lambda answer: corrective_message(answer.detail),
+            max_attempts=int(context.plan.get("max_attempts", 5)),
+            constraint=ranking_constraint(),
+        )
+
+    def progress(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
+        runs = run_items(trials)
+        profile = self._profile(runs)
+        record = profile.record() | {
+            "attempted_runs": len(runs),
+            "failure_counts": failure_counts(run_id=context.run_id),
+        }
+        if context.plan:
+            record["decision"] = str(_stopping_decision(profile, len(runs), context.plan).reason)
+        return record
+
+    def progress_text(self, progress: Mapping[str, Any]) -> str:
+        if not progress:
+            return ""
+        means = ", ".join(f"{virtue[:4]} {mean:.1f}" for virtue, mean in (progress.get("profile") or {}).items())
+        width = progress.get("max_ci_half_width")
+        consistency = progress.get("consistency_0_100")
+        parts = [
+            f"{progress.get('runs', 0)} valid of {progress.get('attempted_runs', 0)} runs",
+            means or "no valid full run",
+            "CI ± n/a" if width is None else f"CI ± {width:.2f}",
+            "consistency n/a" if consistency is None else f"consistency {consistency:.1f}",
+        ]
+        return " · ".join(parts)
+
+    # --- results -------------------------------------------------------------------------------------------------
+
+    def publishable(self, context: RunContext, trials: Sequence[StoredTrial]) -> str | None:
+        if not self._profile(run_items(trials)).runs:
+            return "it has no valid full run"
+        return None
+
+    def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
+        profile = self._profile(run_items(trials))
+        return profile_summary(profile, failure_counts=failure_counts(run_id=context.run_id))
+
+    def result_dependencies(self) -> dict[str, Any]:
+        from surveys.selectors import retained_key_list
+
+        return {"keys": sorted(retained_key_list().values_list("pk", flat=True))}
+
+    def _profile(self, runs: Mapping[int, RunItems]) -> SuiteProfile:
+        from surveys.selectors import retained_key_map, virtue_list
+
+        virtues = tuple(virtue_list().values_list("id", flat=True))
+        return suite_profile(runs, retained_key_map(), virtues, self._dilemma_ids())
+
+    def _dilemma_ids(self) -> tuple[str, ...]:
+        from surveys.selectors import dilemma_id_list
+
+        return tuple(dilemma_id_list())
+
+
+def _stopping_decision(profile: SuiteProfile, attempted_runs: int, plan: Mapping[str, Any]) -> StoppingDecision:
+    return suite_stopping_decision(
+        profile,
+        attempted_runs=attempted_runs,
+        min_runs=plan["min_runs"],
+        max_runs=plan["max_runs"],
+        ci_threshold=plan["ci_threshold"],
+        consistency_threshold=plan["consistency_threshold"],
+    )
+
+
+def _complete(items: RunItems, dilemmas: Sequence[str]) -> bool:
+    return all(items.get(dilemma) is not None for dilemma in dilemmas)
+
+
+def run_items(trials: Sequence[StoredTrial]) -> dict[int, dict[str, tuple[str, ...] | None]]:
+    """Run index → dilemma id → canonical ranking (None for a trial that ended without a valid one).
+
+    Only finished trials appear: a pending, running or failed trial has no result yet, so it counts neither as an
+    answer nor as an invalid one; every run that has a trial appears.
+    """
+    runs: dict[int, dict[str, tuple[str, ...] | None]] = {}
+    for trial in trials:
+        items = runs.setdefault(trial.replicate, {})
+        if trial.done:
+            valid = trial.answer_status == AnswerStatus.VALID and trial.answer
+            items[trial.item] = tuple(trial.answer["ranking"]) if valid else None
+    return runs
+
+
+def failure_counts(*, run_id: int) -> dict[str, int]:
+    """The number of unusable answers per status over every attempt of the run's trials."""
+    from llmruns.models import Attempt
+
+    rows = (
+        Attempt.objects.filter(trial__run_id=run_id)
+        .exclude(status=AnswerStatus.VALID)
+        .values("status")
+        .annotate(n=Count("pk"))
+    )
+    return dict(sorted((row["status"], row["n"]) for row in rows))
+
+
+def profile_summary(profile: SuiteProfile, *, failure_counts: Mapping[str, int]) -> dict[str, Any]:
+    """A suite profile in the published result's shape (the original run-suite's field names)."""
+    record = profile.record()
+    consistency = profile.consistency
+    return {
+        "runs": profile.runs,
+        "attempted_runs": profile.attempted_runs,
+        "profile_stats": record["profile_stats"],
+        "max_ci_half_width": profile.max_ci_half_width,
+        "mean_pairwise_kendall_tau": consistency.mean_kendall_tau if consistency else None,
+        "consistency": consistency.consistency_0_100 if consistency else None,
+        "consistency_stats": record["consistency_stats"],
+        "invalid_count": profile.invalid_count,
+        "failure_counts": dict(failure_counts),
+    }
+
+
+def stop_detail(profile: SuiteProfile, reason: StopReason) -> str:
+    consistency = profile.consistency
+    low = f"{consistency.stats.ci_low:.2f}" if consistency and consistency.stats.ci_low is not None else "n/a"
+    width = f"{profile.max_ci_half_width:.2f}" if profile.max_ci_half_width is not None else "n/a"
+    return (
+        f"{reason}: {profile.runs} valid full runs of {profile.attempted_runs}; "
+        f"largest CI half-width {width}, consistency CI low {low}"
+    )

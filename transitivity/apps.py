@@ -1,7 +1,0 @@
-from django.apps import AppConfig
-
-
-class TransitivityConfig(AppConfig):
-    default_auto_field = "django.db.models.BigAutoField"
-    name = "transitivity"
-    verbose_name = "Transitivity instrument"
