@@ -1,4 +1,4 @@
-"""Every environment variable the code reads is documented: README's table, docs/deploy.md and .env.example."""
+"""Every environment variable the code reads is documented: docs/configuration.md, docs/deploy.md and .env.example."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_the_code_reads_the_variables_this_test_knows_of():
     assert expected <= _variables()
 
 
-@pytest.mark.parametrize("document", ["README.md", "docs/deploy.md", ".env.example"])
+@pytest.mark.parametrize("document", ["docs/configuration.md", "docs/deploy.md", ".env.example"])
 def test_every_environment_variable_is_documented(document):
     text = (ROOT / document).read_text()
     missing = sorted(name for name in _variables() if not re.search(rf"\b{name}\b", text))
