@@ -20,10 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar
-
-if TYPE_CHECKING:
-    from llmruns.modes import ResponseMode
+from typing import Any, ClassVar
 
 Message = Mapping[str, str]
 
@@ -136,6 +133,39 @@ class StoredTrial:
     @property
     def done(self) -> bool:
         return self.status == "done"
+
+
+def attempt_seed(base_seed: int, replicate: int, key: str, attempt: int) -> int:
+    """Return a 31-bit sampling seed per request, so a resumed or repeated run asks the same way."""
+    digest = hashlib.sha256(f"{base_seed}:{replicate}:{key}:{attempt}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class TrialWork:
+    """A claimed trial as the thread that answers it sees it: plain data loaded by the engine."""
+
+    id: int
+    item: str
+    presentation: str
+    replicate: int
+    display: Mapping[str, Any]
+    messages: Sequence[Message]
+    run_seed: int
+
+    def seed(self, attempt: int) -> int:
+        """The request seed of the ``attempt``-th request of this trial (1-based)."""
+        key = f"{self.item}/{self.presentation}" if self.presentation else self.item
+        return attempt_seed(self.run_seed, self.replicate, key, attempt)
+
+
+class ResponseMode:
+    """How one trial is answered: `answer` asks the model through ``ask`` (an `llmruns.modes.Asker`, which sends each
+    request under the run's rate limit and records it) and returns the trial's canonical `Answer`. The shared modes
+    are in `llmruns.modes`; a chain of steps with a judge is an instrument's own subclass."""
+
+    def answer(self, trial: TrialWork, ask: Any) -> Answer:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,13 @@ from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 
 from instruments import registry
-from instruments.base import Answer, AnswerStatus, Instrument, PlanError, RunContext, Stop, StoredTrial
+from instruments.base import Answer, AnswerStatus, Instrument, PlanError, RunContext, Stop
 from llmruns.backends import Backend, BackendConfig, BackendError, backend_for
 from llmruns.models import Attempt, LLMModel, Run, Trial
 from llmruns.modes import Asker, ResponseMode, TrialWork
 from llmruns.ratelimit import RateLimiter
+from llmruns.results import result_publish
+from llmruns.selectors import run_context, stored_trials
 from virtuemap_site.errors import ApplicationError
 from virtuemap_site.log_filters import redact_secrets
 
@@ -136,27 +138,6 @@ def _enqueue(run: Run) -> None:
 
     run_id = run.pk
     transaction.on_commit(lambda: run_task.delay(run_id))
-
-
-# --- plain data for the instrument ------------------------------------------------------------------------------
-
-
-def run_context(run: Run) -> RunContext:
-    return RunContext(
-        run_id=run.pk,
-        seed=run.seed or 0,
-        language=run.language,
-        plan=run.plan,
-        model_provider=run.request_params.get("provider", ""),
-        top_logprobs=int(run.request_params.get("top_logprobs") or 0),
-    )
-
-
-def stored_trials(run: Run) -> list[StoredTrial]:
-    """The run's trials as plain data, in creation order."""
-    rows = Trial.objects.filter(run=run).order_by("pk")
-    fields = ["item", "presentation", "replicate", "status", "answer_status", "answer", "display"]
-    return [StoredTrial(**row) for row in rows.values(*fields)]
 
 
 # --- execute --------------------------------------------------------------------------------------------------
@@ -549,8 +530,6 @@ def _run_end(run: Run, status: str, reason: str, detail: str, *, finished: bool 
         if plugin is not None:
             run_progress_refresh(run=run, plugin=plugin)
             if status == Run.Status.FINISHED and plugin.publish_on_finish:
-                from llmruns.results import result_publish
-
                 result_publish(run=run)
     return run
 

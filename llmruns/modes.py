@@ -17,39 +17,16 @@ attempts made and leaves the trial to be asked again on resume, instead of stori
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from instruments.base import Answer, AnswerStatus, Message
+from instruments.base import Answer, AnswerStatus, Message, ResponseMode, TrialWork
 from llmruns.backends.base import Backend, BackendError, Completion, FirstToken, OutputConstraint
 from llmruns.labels import LabelReading, reading_from_logprobs, reading_from_masses, reading_from_samples, sample_counts
 
-
-def attempt_seed(base_seed: int, replicate: int, key: str, attempt: int) -> int:
-    """Return a 31-bit sampling seed per request, so a resumed or repeated run asks the same way."""
-    digest = hashlib.sha256(f"{base_seed}:{replicate}:{key}:{attempt}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
-
-
-@dataclass(frozen=True)
-class TrialWork:
-    """A claimed trial as a pool thread sees it: plain data loaded by the engine's thread."""
-
-    id: int
-    item: str
-    presentation: str
-    replicate: int
-    display: Mapping[str, Any]
-    messages: Sequence[Message]
-    run_seed: int
-
-    def seed(self, attempt: int) -> int:
-        """The request seed of the ``attempt``-th request of this trial (1-based)."""
-        key = f"{self.item}/{self.presentation}" if self.presentation else self.item
-        return attempt_seed(self.run_seed, self.replicate, key, attempt)
+__all__ = ["Asker", "GeneratedAnswer", "LabelChoice", "ResponseMode", "TrialWork"]
 
 
 def _now() -> str:
@@ -185,13 +162,6 @@ def _error_record(step: str, messages: Sequence[Message], error: BackendError, a
         "permanent": error.permanent,
         "at": at,
     }
-
-
-class ResponseMode:
-    """How one trial is answered: `answer` asks through the `Asker` and returns the trial's canonical answer."""
-
-    def answer(self, trial: TrialWork, ask: Asker) -> Answer:
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

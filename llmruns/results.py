@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from instruments import registry
-from llmruns.engine import run_context, stored_trials
 from llmruns.models import Result, Run
+from llmruns.selectors import run_context, stored_trials
 from virtuemap_site.errors import ApplicationError
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from llmruns.models import LLMModel, Result, Run
+from instruments.base import RunContext, StoredTrial
+from llmruns.models import LLMModel, Result, Run, Trial
 
 
 def llm_model_get(*, name: str) -> LLMModel:
@@ -33,3 +34,22 @@ def result_list(*, instrument: str, language: str = "en") -> QuerySet[Result]:
         .select_related("model", "run")
         .order_by("model__name", "model__slug")
     )
+
+
+def run_context(run: Run) -> RunContext:
+    """What an instrument is told about a run it plans, answers or scores for."""
+    return RunContext(
+        run_id=run.pk,
+        seed=run.seed or 0,
+        language=run.language,
+        plan=run.plan,
+        model_provider=run.request_params.get("provider", ""),
+        top_logprobs=int(run.request_params.get("top_logprobs") or 0),
+    )
+
+
+def stored_trials(run: Run) -> list[StoredTrial]:
+    """The run's trials as plain data, in creation order."""
+    rows = Trial.objects.filter(run=run).order_by("pk")
+    fields = ["item", "presentation", "replicate", "status", "answer_status", "answer", "display"]
+    return [StoredTrial(**row) for row in rows.values(*fields)]

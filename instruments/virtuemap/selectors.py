@@ -13,9 +13,8 @@ from typing import Any
 from django.db.models import Max, QuerySet
 
 from instruments.virtuemap.plugin import VirtueMap, run_items
-from llmruns.engine import stored_trials
 from llmruns.models import AgentNote, LLMModel, Result, Run, Trial
-from llmruns.selectors import result_list, run_latest
+from llmruns.selectors import result_list, run_latest, stored_trials
 from scoring.stats import Quantile
 from scoring.suite import SuiteProfile, suite_profile
 from surveys.selectors import dilemma_id_list, retained_key_map, virtue_list
