@@ -422,9 +422,9 @@ def trial_store(*, trial_id: int, token: uuid.UUID, outcome: _Outcome) -> Trial 
         trial.status = Trial.Status.ERROR
         trial.last_error = outcome.error or ""
     trial.save()
-    if cost:
-        Run.objects.filter(pk=trial.run_id).update(cost_total=F("cost_total") + cost)
-    trial_counts_refresh(trial.run_id)
+    # The trial was RUNNING, so exactly one count moves; under the trial's row lock the counts stay exact.
+    moved = {"trials_done": F("trials_done") + 1} if outcome.finished else {"trials_error": F("trials_error") + 1}
+    Run.objects.filter(pk=trial.run_id).update(cost_total=F("cost_total") + cost, **moved)
     return trial
 
 
