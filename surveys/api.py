@@ -37,6 +37,7 @@ from virtuemap_site.api import (
     FastJSONRenderer,
     JSONParser,
     PlainJSONRequestMixin,
+    StrictBooleanField,
     error_responses,
 )
 from virtuemap_site.errors import ApplicationError
@@ -50,7 +51,8 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
         400: "Bad input (not JSON, unknown fields, an ordering that is not a permutation of A–E).",
         401: f"Missing or unknown {TOKEN_HEADER}.",
         403: "The candidate or attention check was not assigned to this respondent.",
-        409: "Conflicts with stored state (outdated consent version, panel ID that already took part).",
+        409: "Conflicts with stored state: an outdated consent version, a panel ID that already took part, or a "
+        "different answer to an item already answered (the first answer stands; `extra.stored` shows it).",
         429: "Too many requests from this client (STUDY_CONSENT_RATE, STUDY_SUBMIT_RATE); retry after "
         "`extra.wait_seconds`.",
     }
@@ -116,7 +118,7 @@ class ConsentApi(APIView):
     @extend_schema_serializer(component_name="ConsentRequest")
     class InputSerializer(serializers.Serializer):
         consent_version = serializers.CharField(max_length=32)
-        accept = serializers.BooleanField()
+        accept = StrictBooleanField()
         panel = serializers.DictField(
             child=serializers.CharField(max_length=128, allow_blank=True),
             required=False,
@@ -220,7 +222,7 @@ class ResponseCreateApi(RespondentApiView):
     class InputSerializer(serializers.Serializer):
         candidate = serializers.IntegerField(required=False)
         attention_check = serializers.IntegerField(required=False)
-        confirmed = serializers.BooleanField(required=False)
+        confirmed = StrictBooleanField(required=False)
         # Letters are checked by the service, whose messages name the problem ("unknown option 'X'").
         ordering = serializers.ListField(child=serializers.JSONField(), required=False, allow_empty=True)
         time_on_item_ms = serializers.IntegerField(required=False, min_value=0)
@@ -254,7 +256,7 @@ class ResponseCreateApi(RespondentApiView):
         responses={
             201: OutputSerializer,
             200: OpenApiResponse(OutputSerializer, description="A repeat: the stored response, not counted again."),
-            **errors(400, 401, 403, 429),
+            **errors(400, 401, 403, 409, 429),
         },
     )
     def post(self, request):

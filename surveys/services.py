@@ -534,8 +534,9 @@ def validation_response_submit(
     updated, so concurrent submissions never lose a count. The response counts while the candidate is open
     and the respondent is not flagged. When the rule decides, the candidate is retained (superseding the
     pair's previous key) or rejected (opening the next round from the Kemeny consensus of the corrections).
-    A repeat submission for the same candidate returns the stored response, unchanged and not recounted.
-    Bad input raises ApplicationError and writes nothing.
+    A repeat submission of the same answer returns the stored response, unchanged and not recounted; a different
+    answer to the same candidate is refused (409): the first answer stands. Bad input raises ApplicationError and
+    writes nothing.
     """
     if not isinstance(confirmed, bool):
         raise ApplicationError("'confirmed' must be true or false.", {"field": "confirmed"})
@@ -550,15 +551,17 @@ def validation_response_submit(
         )
     # The lock serialises every submission for this candidate: N, Y and the decision see each other's writes.
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate_id)
-    existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
-    if existing is not None:
-        return SubmitOutcome(response=existing, created=False)
     if confirmed and corrected is not None and corrected != candidate.ordering:
         raise ApplicationError(
             "A confirmation cannot come with a different ordering; send confirmed: false to correct.",
             {"field": "ordering"},
         )
     final = corrected or candidate.ordering
+    existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
+    if existing is not None:
+        if existing.ordering != final:
+            raise _first_answer_stands(ordering=existing.ordering, confirmed=existing.confirmed)
+        return SubmitOutcome(response=existing, created=False)
     now = timezone.now()
     counted = candidate.status == KeyCandidate.Status.OPEN
     response = ValidationResponse.objects.create(
@@ -590,6 +593,15 @@ def validation_response_submit(
     return SubmitOutcome(response=response, created=True)
 
 
+def _first_answer_stands(**stored: Any) -> ApplicationError:
+    """A repeat that contradicts the stored answer: refused, and the stored one is what counts."""
+    if "ordering" in stored:
+        stored["ordering"] = list(stored["ordering"])
+    return ApplicationError(
+        "This item was already answered differently; the first answer stands.", {"stored": stored}, status=409
+    )
+
+
 def _time_on_item(*, assignment: Assignment, now: datetime, reported_ms: int | None) -> int:
     """Time from serving the item to the answer. A client-reported time (the API) is used when it is
     plausible, since the server's clock also counts network and page-load time."""
@@ -604,8 +616,8 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
     """Record the answer to an instructed-response attention check and return the check.
 
     It is passed when the instructed response is first. A failure flags the respondent: their responses
-    stay stored but no longer count, and N and Y of those candidates are recomputed at once. A repeat
-    submission returns the stored answer.
+    stay stored but no longer count, and N and Y of those candidates are recomputed at once. A repeat of the
+    same answer returns the stored one; a different answer is refused (409): the first answer stands.
     """
     answer = _parse_ordering(ordering)
     respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
@@ -619,6 +631,8 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
             status=403,
         )
     if check.answered_at is not None:
+        if check.check_answer != answer:
+            raise _first_answer_stands(ordering=check.check_answer)
         return check
     check.check_answer = answer
     check.check_passed = answer[0] == check.check_letter

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,6 +26,7 @@ from transitivity.models import Block, PresentationOrder, TransitivityInstrument
 from transitivity.presenters import report_view
 from transitivity.reports import results_csv, subject_results
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.request_guards import ascii_int
 
 ORDERS = len(PresentationOrder.choices)
 SESSION_KEY = "transitivity_respondent"
@@ -150,7 +152,12 @@ def _respondent(request: HttpRequest) -> Respondent | None:
 
 def _requested_block(request: HttpRequest) -> int | None:
     value = request.GET.get("block") or request.POST.get("block")
-    return int(value) if value and value.isdigit() else None
+    if not value:
+        return None
+    block = ascii_int(value)
+    if block is None:
+        raise BadRequest("block must be a block number.")
+    return block
 
 
 @require_http_methods(["GET", "POST"])
@@ -219,7 +226,7 @@ def questionnaire_item(request: HttpRequest) -> HttpResponse:
         try:
             questionnaire.pairwise_answer_submit(
                 session=session,
-                position=int(position) if position.isdigit() else position,
+                position=ascii_int(position) or position,
                 situation=int(situation) if situation in ("1", "2") else situation,
             )
         except ApplicationError as problem:

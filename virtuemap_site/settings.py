@@ -48,7 +48,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "corsheaders.middleware.CorsMiddleware",
+    # Strict input, JSON-only API writes, bounded bodies: refused before anything reads them (request_guards.py).
+    "virtuemap_site.request_guards.RequestGuardMiddleware",
+    # django-cors-headers, on reads only.
+    "virtuemap_site.request_guards.ReadOnlyCorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -123,11 +126,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["virtuemap_site.api.ReadOnlyOrStaff"],
-    "DEFAULT_PARSER_CLASSES": [
-        "virtuemap_site.api.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only: a browser sends a form or text/plain across sites without asking first, never JSON (415 otherwise).
+    "DEFAULT_PARSER_CLASSES": ["virtuemap_site.api.JSONParser"],
     "DEFAULT_THROTTLE_CLASSES": ["virtuemap_site.api.AnonymousPostThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon_post": env.str("API_ANON_POST_RATE", default="120/minute")},
     # Proxies in front of the site: 0 = the client is REMOTE_ADDR and X-Forwarded-For (client-controlled) is ignored.
@@ -158,7 +158,13 @@ SPECTACULAR_SETTINGS = {
         "virtuemap_site.api.document_links",
     ],
 }
-# CORS only for the read endpoints: browsers on the listed origins may GET, never POST.
+# The longest body an API write may have (the transitivity test takes more: see transitivity/budget.py). A study answer
+# or a score request is under 1 KB; a longer body is refused from its Content-Length, unread (413).
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16_384)
+if API_MAX_BODY_BYTES < 1024:
+    raise ValueError("API_MAX_BODY_BYTES must be at least 1024")
+# CORS only for the read endpoints: browsers on the listed origins may GET, never POST; no CORS header goes on the
+# answer to a write (virtuemap_site/request_guards.py).
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
 CORS_ALLOW_ALL_ORIGINS = env.bool("CORS_ALLOW_ALL_ORIGINS", default=False)
@@ -170,10 +176,17 @@ CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified"]
 # over 40,320 orders (seconds each), so an anonymous request stays bounded: 8 alternatives get an eighth of it. The
 # command has no limit.
 TRANSITIVITY_API_MAX_VECTORS = env.int("TRANSITIVITY_API_MAX_VECTORS", default=200)
+# The exact LP decides what the fast path leaves open, at n! orders a vector (0.05–0.1 s for 7 alternatives, 1–2 s for
+# 8): one request may ask for this many orders of it in all (one LP of 7), or is refused (422) before any runs
+# (transitivity/budget.py).
+TRANSITIVITY_API_EXACT_ORDERS = env.int("TRANSITIVITY_API_EXACT_ORDERS", default=5_040)
 # How often each ordered pair of a block is asked in the questionnaire (choice proportions per pair need r ≥ 1).
 TRANSITIVITY_REPETITIONS = env.int("TRANSITIVITY_REPETITIONS", default=2)
-if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1:
-    raise ValueError("TRANSITIVITY_API_MAX_VECTORS and TRANSITIVITY_REPETITIONS must be at least 1")
+if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1 or TRANSITIVITY_API_EXACT_ORDERS < 0:
+    raise ValueError(
+        "TRANSITIVITY_API_MAX_VECTORS and TRANSITIVITY_REPETITIONS must be at least 1, "
+        "TRANSITIVITY_API_EXACT_ORDERS at least 0"
+    )
 
 # --- Celery ---------------------------------------------------------------------------------------------
 # With REDIS_URL set, Redis is the broker and workers run tasks; without it, tasks run in-process at .delay().
