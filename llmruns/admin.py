@@ -11,11 +11,14 @@ from llmruns import selectors
 from llmruns.forms import model_profile_form_class
 from llmruns.models import ItemResponse, LLMModel, ModelProfile, QuestionnaireRun, Suite
 from llmruns.services import suite_cancel, suite_publish, suite_resume, suite_start
-from virtuemap_site.admin_mixins import AuditTrailAdminMixin
+from virtuemap_site.admin_mixins import AuditTrailAdminMixin, PermissionActionsMixin, admin_action
+
+# Starting, resuming, cancelling and publishing suites change what they spend and what the site shows.
+CHANGE_SUITES = "llmruns.change_suite"
 
 
 @admin.register(LLMModel)
-class LLMModelAdmin(admin.ModelAdmin):
+class LLMModelAdmin(PermissionActionsMixin, admin.ModelAdmin):
     list_display = ["name", "slug", "provider", "model_id", "temperature", "concurrency", "latest_suite"]
     list_filter = ["provider", "family"]
     search_fields = ["name", "slug", "model_id"]
@@ -39,7 +42,7 @@ class LLMModelAdmin(admin.ModelAdmin):
         url = reverse("admin:llmruns_suite_change", args=[model.latest_suite_id])
         return format_html('<a href="{}">#{} {}</a>', url, model.latest_suite_id, model.latest_suite_status)
 
-    @admin.action(description="Start a run-suite (3–10 runs, default thresholds)")
+    @admin_action(permission=CHANGE_SUITES, description="Start a run-suite (3–10 runs, default thresholds)")
     def start_suite(self, request: HttpRequest, queryset: QuerySet[LLMModel]) -> None:
         for model in queryset:
             suite = suite_start(model=model)
@@ -88,7 +91,7 @@ class QuestionnaireRunInline(admin.TabularInline):
 
 
 @admin.register(Suite)
-class SuiteAdmin(admin.ModelAdmin):
+class SuiteAdmin(PermissionActionsMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "model",
@@ -148,7 +151,7 @@ class SuiteAdmin(admin.ModelAdmin):
         value = (suite.progress or {}).get("consistency_0_100")
         return "—" if value is None else f"{value:.1f}"
 
-    @admin.action(description="Resume (from the stored items)")
+    @admin_action(permission=CHANGE_SUITES, description="Resume (from the stored items)")
     def resume(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
         for suite in queryset:
             if suite_resume(suite=suite):
@@ -156,7 +159,7 @@ class SuiteAdmin(admin.ModelAdmin):
             else:
                 self.message_user(request, f"Suite {suite.pk} has finished; nothing to resume.", messages.WARNING)
 
-    @admin.action(description="Cancel")
+    @admin_action(permission=CHANGE_SUITES, description="Cancel")
     def cancel(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
         for suite in queryset:
             if suite_cancel(suite=suite):
@@ -164,7 +167,7 @@ class SuiteAdmin(admin.ModelAdmin):
             else:
                 self.message_user(request, f"Suite {suite.pk} had already ended.", messages.WARNING)
 
-    @admin.action(description="Publish as the model's profile")
+    @admin_action(permission=CHANGE_SUITES, description="Publish as the model's profile")
     def publish(self, request: HttpRequest, queryset: QuerySet[Suite]) -> None:
         for suite in queryset:
             try:

@@ -29,7 +29,12 @@ from surveys.models import (
     Respondent,
     Virtue,
 )
-from virtuemap_site.admin_mixins import AuditTrailAdminMixin, ViewOnlyAdminMixin
+from virtuemap_site.admin_mixins import (
+    AuditTrailAdminMixin,
+    PermissionActionsMixin,
+    ViewOnlyAdminMixin,
+    admin_action,
+)
 from virtuemap_site.errors import ApplicationError
 
 
@@ -86,8 +91,13 @@ class KeyDecisionInline(ViewOnlyAdminMixin, admin.TabularInline):
     readonly_fields = fields
 
 
+CHANGE_KEYS = "surveys.change_keycandidate"
+VIEW_KEYS = "surveys.view_keycandidate"
+VIEW_RESPONSES = "surveys.view_validationresponse"
+
+
 @admin.register(KeyCandidate)
-class KeyCandidateAdmin(admin.ModelAdmin):
+class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
     list_display = [
         "dilemma",
         "virtue",
@@ -195,28 +205,38 @@ class KeyCandidateAdmin(admin.ModelAdmin):
             },
         )
 
-    @admin.action(description="Promote (retain) selected candidates…")
+    @admin_action(permission=CHANGE_KEYS, description="Promote (retain) selected candidates…")
     def promote(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_promote, "promote")
 
-    @admin.action(description="Reject selected candidates…")
+    @admin_action(permission=CHANGE_KEYS, description="Reject selected candidates…")
     def reject(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_reject, "reject")
 
-    @admin.action(description="Reopen selected candidates as a new round…")
+    @admin_action(permission=CHANGE_KEYS, description="Reopen selected candidates as a new round…")
     def reopen(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_reopen, "reopen")
 
     def get_urls(self):
         exports = [
-            ("export/responses.csv", self.export_responses, "surveys_export_responses"),
-            ("export/responses-codebook.md", self.export_responses_codebook, "surveys_export_responses_codebook"),
-            ("export/keys.csv", self.export_keys, "surveys_export_keys"),
-            ("export/keys-codebook.md", self.export_keys_codebook, "surveys_export_keys_codebook"),
+            ("export/responses.csv", self.export_responses, "surveys_export_responses", VIEW_RESPONSES),
+            (
+                "export/responses-codebook.md",
+                self.export_responses_codebook,
+                "surveys_export_responses_codebook",
+                VIEW_RESPONSES,
+            ),
+            ("export/keys.csv", self.export_keys, "surveys_export_keys", VIEW_KEYS),
+            ("export/keys-codebook.md", self.export_keys_codebook, "surveys_export_keys_codebook", VIEW_KEYS),
         ]
         return [
-            path(route, self.admin_site.admin_view(view), name=name) for route, view, name in exports
+            path(route, self.permission_view(view, permission), name=name) for route, view, name, permission in exports
         ] + super().get_urls()
+
+    def changelist_view(self, request, extra_context=None):
+        exports = {"can_export_responses": VIEW_RESPONSES, "can_export_keys": VIEW_KEYS}
+        extra = {name: request.user.has_perm(permission) for name, permission in exports.items()}
+        return super().changelist_view(request, {**extra, **(extra_context or {})})
 
     def _download(self, content: str, filename: str, content_type: str) -> HttpResponse:
         response = HttpResponse(content, content_type=content_type)

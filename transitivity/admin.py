@@ -10,7 +10,9 @@ from django.utils.html import format_html
 from transitivity import selectors
 from transitivity.models import Block, ChoiceItem, ChoiceRun, Principle, TransitivityInstrument, Vignette
 from transitivity.services import choice_run_cancel, choice_run_resume
-from virtuemap_site.admin_mixins import AuditTrailAdminMixin
+from virtuemap_site.admin_mixins import AuditTrailAdminMixin, PermissionActionsMixin, admin_action
+
+CHANGE_RUNS = "transitivity.change_choicerun"
 
 
 @admin.register(TransitivityInstrument)
@@ -38,7 +40,7 @@ class BlockAdmin(admin.ModelAdmin):
 
 
 @admin.register(ChoiceRun)
-class ChoiceRunAdmin(admin.ModelAdmin):
+class ChoiceRunAdmin(PermissionActionsMixin, admin.ModelAdmin):
     """Runs start from `manage.py run_transitivity`; here staff watch progress, resume and cancel."""
 
     list_display = ["id", "model", "method", "status", "progress_display", "items_missing", "items_error", "created_at"]
@@ -57,7 +59,7 @@ class ChoiceRunAdmin(admin.ModelAdmin):
     def progress_display(self, run: ChoiceRun) -> str:
         return f"{run.items_done} / {run.items_total}"
 
-    @admin.action(description="Resume (from the stored items)")
+    @admin_action(permission=CHANGE_RUNS, description="Resume (from the stored items)")
     def resume(self, request: HttpRequest, queryset: QuerySet[ChoiceRun]) -> None:
         for run in queryset:
             if choice_run_resume(run=run):
@@ -65,7 +67,7 @@ class ChoiceRunAdmin(admin.ModelAdmin):
             else:
                 self.message_user(request, f"Run {run.pk} has finished; nothing to resume.", messages.WARNING)
 
-    @admin.action(description="Cancel")
+    @admin_action(permission=CHANGE_RUNS, description="Cancel")
     def cancel(self, request: HttpRequest, queryset: QuerySet[ChoiceRun]) -> None:
         for run in queryset:
             if choice_run_cancel(run=run):
