@@ -93,3 +93,18 @@ def free_port():
     from benchmarks.serving import free_port as pick
 
     return pick
+
+
+@pytest.fixture
+def own_redis(free_port, tmp_path):
+    """A redis-server of the test's own on a free port (`tests.outage.OwnRedis`), stopped after the test."""
+    import shutil
+
+    from tests.outage import OwnRedis
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server on PATH to start a Redis of its own")
+    server = OwnRedis(free_port(), tmp_path)
+    server.start()
+    yield server
+    server.stop()

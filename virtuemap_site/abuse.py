@@ -3,7 +3,8 @@
 A client is known to the limiter only as HMAC-SHA256(client address) under a random key that lives in the cache
 alone and is replaced every `ABUSE_KEY_ROTATION_SECONDS`; once a key has expired, nobody (not even someone who
 reads the cache and knows SECRET_KEY) can tell which address a counter belonged to. Counters are fixed windows
-in the cache (shared between web processes when CACHE_URL points at Redis). Nothing reaches the database or logs.
+in the cache (shared between web processes when CACHE_URL points at Redis; per process while it is unreachable, see
+`virtuemap_site.resilient_cache`). Nothing reaches the database or logs.
 
 Rates are strings like DRF's: "30/hour", "60/minute", "5/second", "100/day"; "off" (or empty) disables a limit.
 """
@@ -20,10 +21,11 @@ from dataclasses import dataclass
 from functools import wraps
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from rest_framework.throttling import BaseThrottle
+
+from virtuemap_site.resilient_cache import resilient_cache as cache
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 

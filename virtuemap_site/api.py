@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from virtuemap_site.abuse import client_fingerprint
+from virtuemap_site.resilient_cache import resilient_cache
 
 
 class ReadOnlyOrStaff(permissions.BasePermission):
@@ -34,6 +35,7 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
     """
 
     scope = "anon_post"
+    cache = resilient_cache
 
     def allow_request(self, request: Request, view: Any) -> bool:
         if request.method != "POST":

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "virtuemap_site",
     "surveys",
     "llmruns",
     "transitivity",
@@ -109,8 +110,12 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 
 # --- Cache ----------------------------------------------------------------------------------------------
 # Holds the API's throttle counters and the scoring data below. Per process by default; point CACHE_URL at Redis (e.g.
-# redis://127.0.0.1:6379/1) so several web processes share one count.
+# redis://127.0.0.1:6379/1) so several web processes share one count (a system check requires it in production).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # An unreachable Redis answers within half a second, and the site carries on without it meanwhile
+    # (virtuemap_site/resilient_cache.py): a dropped packet must not hold a respondent's request for minutes.
+    CACHES["default"].setdefault("OPTIONS", {}).update(socket_connect_timeout=0.5, socket_timeout=0.5)
 # Scoring reads the retained keys and the published model profiles on every request, so they are cached; a change
 # is forgotten on commit in its own process, and in the others within this many seconds (at once with Redis).
 PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
