@@ -44,6 +44,9 @@ def site_environment(database_url: str, **overrides: str) -> dict[str, str]:
         # One load generator is one client address: the per-client limits on consent and answers would answer 429.
         "STUDY_CONSENT_RATE": "off",
         "STUDY_SUBMIT_RATE": "off",
+        # The study open to anyone, pages and API, as `make run` has it (production restricts both by default).
+        "STUDY_ACCESS": "open",
+        "STUDY_API": "open",
         # The access log is off for measurements (gunicorn.conf.py); a caller may set a file instead.
         "GUNICORN_ACCESS_LOG": "off",
         "SECRET_KEY": os.environ.get("SECRET_KEY", "benchmark-only-secret-key-not-for-production"),

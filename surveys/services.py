@@ -173,43 +173,75 @@ DEMOGRAPHIC_FIELDS: dict[str, type[models.TextChoices]] = {
 
 @dataclass(frozen=True)
 class PanelArrival:
-    """Who sent the respondent: the panel and the respondent's ID there (never stored as is)."""
+    """Who sent the respondent: the panel, the respondent's ID there (never stored as is) and, for Prolific, the
+    panel's study and session IDs of this visit (empty when the link carried none)."""
 
     panel: str
     panel_id: str
+    study_id: str = ""
+    session_id: str = ""
+
+    @property
+    def has_session(self) -> bool:
+        return bool(self.study_id and self.session_id)
 
 
 @dataclass(frozen=True)
 class ConsentOutcome:
-    """The respondent who consented, a fresh API token (shown once, stored only hashed), and whether an
-    unfinished respondent with the same panel ID was resumed rather than created."""
+    """The respondent who consented, a fresh API token (shown once, stored only hashed), and whether the same
+    panel session's unfinished respondent was resumed rather than created."""
 
     respondent: Respondent
     token: str
     resumed: bool
 
 
+def _panel_value(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, str) or not PANEL_ID_PATTERN.match(value):
+        raise ApplicationError(
+            f"{name} must be 1–128 letters, digits, '-' or '_'.", {"field": f"panel.{name}"}, status=400
+        )
+    return value
+
+
 def panel_arrival_from_params(params: Mapping[str, Any]) -> PanelArrival | None:
-    """Return the panel arrival in query parameters (`PROLIFIC_PID`, else a generic `pid`), or None.
+    """Return the panel arrival in query parameters (`PROLIFIC_PID` with `STUDY_ID` and `SESSION_ID`, else a
+    generic `pid`), or None.
 
     Raises ApplicationError for an ID that is not 1–128 letters, digits, '-' or '_'.
     """
-    for name, panel in (("PROLIFIC_PID", Respondent.Panel.PROLIFIC), ("pid", Respondent.Panel.GENERIC)):
-        value = params.get(name)
-        if value in (None, ""):
-            continue
-        if not isinstance(value, str) or not PANEL_ID_PATTERN.match(value):
-            raise ApplicationError(
-                f"{name} must be 1–128 letters, digits, '-' or '_'.", {"field": f"panel.{name}"}, status=400
-            )
-        return PanelArrival(panel=panel, panel_id=value)
+    if prolific_id := _panel_value(params, "PROLIFIC_PID"):
+        return PanelArrival(
+            panel=Respondent.Panel.PROLIFIC,
+            panel_id=prolific_id,
+            study_id=_panel_value(params, "STUDY_ID"),
+            session_id=_panel_value(params, "SESSION_ID"),
+        )
+    if generic_id := _panel_value(params, "pid"):
+        return PanelArrival(panel=Respondent.Panel.GENERIC, panel_id=generic_id)
     return None
+
+
+def _keyed_hash(*parts: str) -> str:
+    # The separator keeps ("ab", "c") and ("a", "bc") apart.
+    message = "\x1e".join(parts).encode()
+    return hmac.new(settings.STUDY_PANEL_HMAC_KEY.encode(), message, hashlib.sha256).hexdigest()
 
 
 def panel_id_hash(panel_id: str) -> str:
     """HMAC-SHA256 of a panel ID under `STUDY_PANEL_HMAC_KEY`, as hex. Without the key it cannot be reversed
     or recomputed from a list of IDs."""
-    return hmac.new(settings.STUDY_PANEL_HMAC_KEY.encode(), panel_id.encode(), hashlib.sha256).hexdigest()
+    return _keyed_hash(panel_id)
+
+
+def panel_session_hash(arrival: PanelArrival) -> str | None:
+    """The keyed hash that ties a respondent to one panel session (ID, study and session), or None without one."""
+    if not arrival.has_session:
+        return None
+    return _keyed_hash("session", arrival.panel, arrival.panel_id, arrival.study_id, arrival.session_id)
 
 
 def token_hash(token: str) -> str:
@@ -231,6 +263,24 @@ def consent_text_install_defaults() -> list[ConsentText]:
     return created
 
 
+def study_access_check(*, study: str, arrival: PanelArrival | None) -> None:
+    """Refuse (403) an arrival the validation study does not admit: with STUDY_ACCESS=panel only a Prolific
+    arrival with a session of the study STUDY_PANEL_STUDY_ID; with that set, never a Prolific arrival for another
+    study. The other studies admit anyone."""
+    if study != Study.VALIDATION:
+        return
+    expected = settings.STUDY_PANEL_STUDY_ID
+    prolific = arrival is not None and arrival.panel == Respondent.Panel.PROLIFIC
+    if expected and prolific and arrival.study_id != expected:
+        raise ApplicationError("This link belongs to another study.", {"field": "panel.STUDY_ID"}, status=403)
+    if settings.STUDY_ACCESS == "panel" and not (prolific and arrival.has_session and arrival.study_id == expected):
+        raise ApplicationError(
+            "This study is open only to participants who arrive from its panel study, through the panel's link.",
+            {"access": "panel"},
+            status=403,
+        )
+
+
 @transaction.atomic
 def respondent_consent(
     *,
@@ -239,14 +289,19 @@ def respondent_consent(
     accept: bool,
     panel: Mapping[str, Any] | None = None,
     suspicion: Sequence[str] = (),
+    network_bucket: int | None = None,
 ) -> ConsentOutcome:
     """Record consent to the current consent text of `study` and return the respondent with a new token.
 
-    Nothing is stored unless `accept` is true and `consent_version` is the current version. A panel
-    arrival is kept only as `panel_id_hash`; a panel ID that already finished this study is refused (409),
-    one that started and did not finish resumes the same respondent with a new token. `suspicion` codes
-    (`Respondent.Suspicion`) are recorded on the respondent (added to earlier ones on a resume); a suspicious
-    respondent is otherwise treated like any other.
+    Nothing is stored unless `accept` is true, `consent_version` is the current version and the study admits the
+    arrival (`study_access_check`). A panel ID is an identifier, not a credential: it is kept only as
+    `panel_id_hash`, and only an arrival from the same panel session (Prolific's ID, study and session IDs) resumes
+    that respondent with a new token. Anyone else arriving with an ID that already took part gets a respondent of
+    their own, answered exactly like a first arrival (nothing reveals that the ID took part) but excluded from N and
+    Y (`flagged`, suspicion `panel_id_reused`): one participation per panel ID, and nobody else's token is revoked.
+    `suspicion` codes (`Respondent.Suspicion`) are recorded on the respondent (added to earlier ones on a resume);
+    a suspicious respondent is otherwise treated like any other. `network_bucket` is the respondent's network as
+    `virtuemap_site.abuse.network_bucket` gives it, for the key review.
     """
     unknown = set(suspicion) - set(Respondent.Suspicion.values)
     if unknown:
@@ -255,6 +310,7 @@ def respondent_consent(
     if accept is not True:
         extra = {"completion_code": completion_code_for(outcome="no_consent")} if arrival else {}
         raise ApplicationError("Consent was not given, so nothing was stored.", extra, status=400)
+    study_access_check(study=study, arrival=arrival)
     text = selectors.consent_text_current(study=study)
     if text is None:
         raise ApplicationError(f"The {study} study has no consent text yet.", {}, status=409)
@@ -265,30 +321,56 @@ def respondent_consent(
             status=409,
         )
     token = secrets.token_urlsafe(32)
-    hashed_panel_id = panel_id_hash(arrival.panel_id) if arrival else None
-    if hashed_panel_id:
-        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token, suspicion=suspicion)
-        if resumed:
-            return ConsentOutcome(respondent=resumed, token=token, resumed=True)
-    try:
-        # A savepoint, so that a twin request with the same panel ID that wins the race turns into a resume.
-        with transaction.atomic():
-            respondent = Respondent.objects.create(
-                study=study,
-                consent_text=text,
-                consent_version=text.version,
-                consent_text_hash=text.text_hash,
-                consented_at=timezone.now(),
-                panel=arrival.panel if arrival else Respondent.Panel.NONE,
-                panel_id_hash=hashed_panel_id,
-                token_hash=token_hash(token),
-                suspicion=_suspicion_text(suspicion),
-            )
-    except IntegrityError:
-        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token, suspicion=suspicion)
-        if resumed is None:
-            raise
-        return ConsentOutcome(respondent=resumed, token=token, resumed=True)
+    fields = {
+        "study": study,
+        "consent_text": text,
+        "consent_version": text.version,
+        "consent_text_hash": text.text_hash,
+        "panel": arrival.panel if arrival else Respondent.Panel.NONE,
+        "token_hash": token_hash(token),
+        "network_bucket": network_bucket,
+    }
+    if arrival is None:
+        respondent = Respondent.objects.create(
+            **fields, consented_at=timezone.now(), suspicion=_suspicion_text(suspicion)
+        )
+        return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+    for _ in range(2):
+        # A savepoint, so that a twin request with the same panel ID that wins the race is looked at again.
+        try:
+            with transaction.atomic():
+                return _panel_respondent_consent(arrival=arrival, fields=fields, token=token, suspicion=suspicion)
+        except IntegrityError:
+            continue
+    raise ApplicationError("Please try again.", {}, status=409)
+
+
+def _panel_respondent_consent(
+    *, arrival: PanelArrival, fields: dict[str, Any], token: str, suspicion: Sequence[str]
+) -> ConsentOutcome:
+    hashed_id, session = panel_id_hash(arrival.panel_id), panel_session_hash(arrival)
+    earlier = Respondent.objects.select_for_update().filter(study=fields["study"], panel_id_hash=hashed_id).first()
+    if earlier is not None and session is not None and earlier.panel_session_hash == session:
+        # The same panel session (another device, a lost cookie): the same respondent, finished or not.
+        earlier.token_hash = fields["token_hash"]
+        earlier.suspicion = _suspicion_text([*filter(None, earlier.suspicion.split(",")), *suspicion])
+        earlier.save(update_fields=["token_hash", "suspicion"])
+        return ConsentOutcome(respondent=earlier, token=token, resumed=True)
+    if earlier is not None:
+        respondent = Respondent.objects.create(
+            **fields,
+            consented_at=timezone.now(),
+            flagged=True,
+            suspicion=_suspicion_text([*suspicion, Respondent.Suspicion.PANEL_ID_REUSED]),
+        )
+        return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+    respondent = Respondent.objects.create(
+        **fields,
+        consented_at=timezone.now(),
+        panel_id_hash=hashed_id,
+        panel_session_hash=session,
+        suspicion=_suspicion_text(suspicion),
+    )
     return ConsentOutcome(respondent=respondent, token=token, resumed=False)
 
 
@@ -296,20 +378,6 @@ def _suspicion_text(codes: Iterable[str]) -> str:
     """Suspicion codes as stored: unique, in the order of `Respondent.Suspicion`, comma-separated."""
     chosen = set(codes)
     return ",".join(code for code in Respondent.Suspicion.values if code in chosen)
-
-
-def _respondent_resume(
-    *, study: str, hashed_panel_id: str | None, token: str, suspicion: Sequence[str] = ()
-) -> Respondent | None:
-    respondent = Respondent.objects.select_for_update().filter(study=study, panel_id_hash=hashed_panel_id).first()
-    if respondent is None:
-        return None
-    if respondent.is_complete:
-        raise ApplicationError("This panel ID has already taken part in this study.", {}, status=409)
-    respondent.token_hash = token_hash(token)
-    respondent.suspicion = _suspicion_text([*filter(None, respondent.suspicion.split(",")), *suspicion])
-    respondent.save(update_fields=["token_hash", "suspicion"])
-    return respondent
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,13 +170,26 @@ def pairwise_session_start(
 
 @transaction.atomic
 def pairwise_consent_start(
-    *, consent_version: str, panel: dict[str, str] | None = None, block: int | None = None
+    *,
+    consent_version: str,
+    panel: dict[str, str] | None = None,
+    block: int | None = None,
+    suspicion: Sequence[str] = (),
+    network_bucket: int | None = None,
 ) -> PairwiseSession:
     """Record consent to the transitivity study and start (or resume) the respondent's session, all or nothing.
 
+    ``suspicion`` and ``network_bucket``: as `respondent_consent` takes them, recorded as for every study.
     A refused consent or an unknown block raises ApplicationError and leaves nothing stored.
     """
-    outcome = respondent_consent(study=Study.TRANSITIVITY, consent_version=consent_version, accept=True, panel=panel)
+    outcome = respondent_consent(
+        study=Study.TRANSITIVITY,
+        consent_version=consent_version,
+        accept=True,
+        panel=panel,
+        suspicion=suspicion,
+        network_bucket=network_bucket,
+    )
     return pairwise_session_start(respondent=outcome.respondent, block=block)
 
 

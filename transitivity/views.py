@@ -25,6 +25,7 @@ from transitivity.charts import counts_chart
 from transitivity.models import Block, PresentationOrder, TransitivityInstrument
 from transitivity.presenters import report_view
 from transitivity.reports import results_csv, subject_results
+from virtuemap_site.abuse import consent_rate_limited, network_bucket, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
 from virtuemap_site.request_guards import ascii_int
 
@@ -161,6 +162,7 @@ def _requested_block(request: HttpRequest) -> int | None:
 
 
 @require_http_methods(["GET", "POST"])
+@consent_rate_limited
 def questionnaire_start(request: HttpRequest) -> HttpResponse:
     """Information, consent, and the start of a session; declining stores nothing."""
     respondent = _respondent(request)
@@ -170,8 +172,7 @@ def questionnaire_start(request: HttpRequest) -> HttpResponse:
             "transitivity:questionnaire-results" if session.is_complete else "transitivity:questionnaire-item"
         )
     text = survey_selectors.consent_text_current(study=Study.TRANSITIVITY)
-    initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
-    form = survey_forms.ConsentForm(request.POST or None, initial=initial)
+    form = survey_forms.ConsentForm(request.POST or None, request=request)
     design = _design()
     if request.method == "POST":
         if "decline" in request.POST:
@@ -183,7 +184,11 @@ def questionnaire_start(request: HttpRequest) -> HttpResponse:
         elif form.is_valid():
             try:
                 session = questionnaire.pairwise_consent_start(
-                    consent_version=text.version, panel=form.panel(), block=_requested_block(request)
+                    consent_version=text.version,
+                    panel=form.panel(),
+                    block=_requested_block(request),
+                    suspicion=form.suspicion(),
+                    network_bucket=network_bucket(request),
                 )
             except ApplicationError as error:
                 form.add_error(None, error.message)
@@ -214,6 +219,7 @@ def _session_or_start(request: HttpRequest):
 
 
 @require_http_methods(["GET", "POST"])
+@submit_rate_limited
 def questionnaire_item(request: HttpRequest) -> HttpResponse:
     """The next unanswered pair; a POST stores its answer once and moves on (refresh and back are harmless)."""
     session, away = _session_or_start(request)

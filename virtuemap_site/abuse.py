@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import math
 import secrets
 import time
@@ -50,6 +51,27 @@ def parse_rate(text: str | None) -> Rate | None:
 def client_address(request: HttpRequest) -> str:
     """The client address as DRF's throttles see it (honours API_NUM_PROXIES); only ever hashed, never kept."""
     return BaseThrottle().get_ident(request) or ""
+
+
+NETWORK_BUCKETS = 1 << 16
+
+
+def network_bucket(request: HttpRequest) -> int | None:
+    """The client's network as one of 65,536 buckets: 16 bits of HMAC-SHA256 of its /24 (IPv4) or /48 (IPv6) under
+    a key derived from STUDY_PANEL_HMAC_KEY; None without a readable address.
+
+    Stored with a respondent so that the key review can see many answers arriving from one network. It cannot be
+    read back: each bucket is shared by 256 IPv4 /24 networks (and countless IPv6 ones), and the key is secret.
+    """
+    try:
+        address = ipaddress.ip_address(client_address(request).strip())
+    except ValueError:
+        return None
+    prefix = 24 if address.version == 4 else 48
+    network = ipaddress.ip_network(f"{address}/{prefix}", strict=False)
+    key = hashlib.sha256(f"network-bucket:{settings.STUDY_PANEL_HMAC_KEY}".encode()).digest()
+    digest = hmac.new(key, network.network_address.packed, hashlib.sha256).digest()
+    return int.from_bytes(digest[:2], "big")
 
 
 def _rotating_key(now: float) -> bytes:
@@ -111,6 +133,11 @@ def rate_limited(scope: str, rate_setting: str) -> Callable:
         return wrapped
 
     return decorator
+
+
+# The two limits of every instrument's pages: consenting, and submitting an answer.
+consent_rate_limited = rate_limited("consent", "STUDY_CONSENT_RATE")
+submit_rate_limited = rate_limited("submit", "STUDY_SUBMIT_RATE")
 
 
 class ScopedRateThrottle(BaseThrottle):

@@ -6,7 +6,11 @@ Each is an Error, so `check --deploy` fails (exit status 1) rather than printing
   rate-limit counters, so N processes allow N times the limits, and a key change would reach the others late;
 - E002: a weak STUDY_PANEL_HMAC_KEY (short, repetitive, or the SECRET_KEY itself): panel IDs are few enough to be
   hashed one by one against a weak key, which would undo their pseudonymity;
-- E003: a SECRET_KEY shorter than Django's recommendation (50 characters, 5 distinct), which signs sessions.
+- E003: a SECRET_KEY shorter than Django's recommendation (50 characters, 5 distinct), which signs sessions and
+  the consent form's display time;
+- E004: a validation study restricted to panel arrivals (STUDY_ACCESS=panel) without the panel's study ID to check
+  them against;
+- E005: a study API for registered clients (STUDY_API=clients) without a usable client key.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ SECRET_KEY_MIN_LENGTH = 50
 SECRET_KEY_MIN_UNIQUE = 5
 HMAC_KEY_MIN_LENGTH = 32
 HMAC_KEY_MIN_UNIQUE = 8
+CLIENT_KEY_MIN_LENGTH = 32
 
 
 def weak_key(value: str, *, min_length: int, min_unique: int) -> bool:
@@ -70,6 +75,33 @@ def strong_keys(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
                 f"{SECRET_KEY_MIN_UNIQUE} distinct); it signs sessions and the consent form's display time.",
                 hint='Generate one: python -c "import secrets; print(secrets.token_urlsafe(50))"',
                 id="virtuemap_site.E003",
+            )
+        )
+    return errors
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def study_access(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    errors = []
+    if settings.STUDY_ACCESS == "panel" and not settings.STUDY_PANEL_STUDY_ID:
+        errors.append(
+            checks.Error(
+                "STUDY_ACCESS=panel admits only arrivals from the panel study STUDY_PANEL_STUDY_ID, which is not set: "
+                "the validation study would admit nobody.",
+                hint="Set STUDY_PANEL_STUDY_ID to the panel's study ID (Prolific's STUDY_ID), or STUDY_ACCESS=open.",
+                id="virtuemap_site.E004",
+            )
+        )
+    keys = settings.STUDY_API_CLIENT_KEYS
+    if settings.STUDY_API == "clients" and (
+        not keys or any(weak_key(key, min_length=CLIENT_KEY_MIN_LENGTH, min_unique=HMAC_KEY_MIN_UNIQUE) for key in keys)
+    ):
+        errors.append(
+            checks.Error(
+                f"STUDY_API=clients needs STUDY_API_CLIENT_KEYS: one or more keys of at least {CLIENT_KEY_MIN_LENGTH} "
+                "characters, which the registered front ends send as X-Study-Client.",
+                hint='Generate one: python -c "import secrets; print(secrets.token_urlsafe(32))"',
+                id="virtuemap_site.E005",
             )
         )
     return errors

@@ -260,6 +260,19 @@ if DEBUG:
     )
 else:
     STUDY_PANEL_HMAC_KEY = env.str("STUDY_PANEL_HMAC_KEY")
+# Who may take part in the key-validation study, whose answers decide the keys (docs/threat-model.md): "open" (anyone)
+# or "panel" (only arrivals from the panel study STUDY_PANEL_STUDY_ID, with Prolific's PROLIFIC_PID, STUDY_ID and
+# SESSION_ID). Production defaults to "panel"; `make run` to "open" so that a newcomer can try the study.
+STUDY_ACCESS = env.str("STUDY_ACCESS", default="open" if DEBUG else "panel")
+# The panel's ID of this study (Prolific's STUDY_ID). When set, a Prolific arrival for another study is refused.
+STUDY_PANEL_STUDY_ID = env.str("STUDY_PANEL_STUDY_ID", default="")
+# The study's JSON API (/api/v1/study/): "open" (anyone), "clients" (only registered front ends, which send one of
+# STUDY_API_CLIENT_KEYS as X-Study-Client) or "off". Withdrawing with a respondent token works whatever this says.
+STUDY_API = env.str("STUDY_API", default="open" if DEBUG else "off")
+STUDY_API_CLIENT_KEYS = env.list("STUDY_API_CLIENT_KEYS", default=[])
+# A respondent token (the study API's credential) answers and reads for this long after consent; withdrawing with it
+# works for ever.
+STUDY_TOKEN_TTL_HOURS = env.int("STUDY_TOKEN_TTL_HOURS", default=48)
 STUDY_ITEMS_PER_RESPONDENT = env.int("STUDY_ITEMS_PER_RESPONDENT", default=10)
 STUDY_ATTENTION_CHECKS = env.int("STUDY_ATTENTION_CHECKS", default=1)
 STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", default=30)
@@ -280,6 +293,10 @@ if STUDY_ATTENTION_CHECKS < 0:
     raise ValueError("STUDY_ATTENTION_CHECKS must be 0 or more")
 if not 0 < float(KEY_MIN_CONFIRMATION) <= 1:
     raise ValueError("KEY_MIN_CONFIRMATION must be in (0, 1]")
+if STUDY_ACCESS not in ("open", "panel") or STUDY_API not in ("open", "clients", "off"):
+    raise ValueError("STUDY_ACCESS must be open or panel; STUDY_API open, clients or off")
+if STUDY_TOKEN_TTL_HOURS < 1:
+    raise ValueError("STUDY_TOKEN_TTL_HOURS must be at least 1")
 # Celery beat: recount N and Y hourly and log any drift, which must never happen; queue again the suites whose
 # worker vanished or whose message was lost.
 CELERY_BEAT_SCHEDULE = {

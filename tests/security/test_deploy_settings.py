@@ -109,6 +109,8 @@ def test_check_deploy_fails_on_a_per_process_cache_a_weak_panel_key_and_a_short_
         ({"STUDY_PANEL_HMAC_KEY": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, "E002"),  # long, but one character
         ({"STUDY_PANEL_HMAC_KEY": "same-as-the-secret-key-" * 3, "SECRET_KEY": "same-as-the-secret-key-" * 3}, "E002"),
         ({"SECRET_KEY": "x" * 49}, "E003"),
+        ({"STUDY_ACCESS": "panel", "STUDY_PANEL_STUDY_ID": ""}, "E004"),
+        ({"STUDY_API": "clients", "STUDY_API_CLIENT_KEYS": ["short"]}, "E005"),
     ],
 )
 def test_each_deployment_check_names_its_problem(settings, overrides, check):
@@ -118,3 +120,16 @@ def test_each_deployment_check_names_its_problem(settings, overrides, check):
         setattr(settings, name, value)
     ids = {message.id for message in checks.run_checks(include_deployment_checks=True, tags=["security"])}
     assert f"virtuemap_site.{check}" in ids
+
+
+def test_the_production_defaults_restrict_the_study_to_its_panel_and_turn_its_api_off():
+    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API)"
+    result = _manage("shell", "-c", code, env=_production_env())
+    assert result.stdout.strip().splitlines()[-1] == "panel off", result.stderr
+
+
+def test_the_embedded_defaults_keep_the_study_and_its_api_open_for_a_newcomer():
+    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API)"
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DEBUG", "STUDY_"))}
+    result = _manage("shell", "-c", code, env=env)
+    assert result.stdout.strip().splitlines()[-1] == "open open", result.stderr
