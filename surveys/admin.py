@@ -111,7 +111,7 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
         "wilson_display",
         "decided_at",
     ]
-    list_filter = ["status", "provenance", "dilemma", "virtue"]
+    list_filter = ["status", "needs_review", "provenance", "dilemma", "virtue"]
     list_select_related = ["dilemma", "virtue"]
     fields = [
         "dilemma",
@@ -124,6 +124,7 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
         "n_confirmations",
         "confirmation_rate_display",
         "wilson_display",
+        "review_display",
         "top_corrections",
         "rank_table",
         "created_at",
@@ -132,7 +133,7 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
     ]
     readonly_fields = fields
     inlines = [KeyDecisionInline]
-    actions = ["promote", "reject", "reopen"]
+    actions = ["promote", "reject", "reopen", "keep"]
     change_list_template = "admin/surveys/keycandidate/change_list.html"
 
     def has_add_permission(self, request):
@@ -151,6 +152,17 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
     def wilson_display(self, candidate: KeyCandidate) -> str:
         interval = wilson_interval(candidate.n_confirmations, candidate.n_evaluations)
         return "—" if interval is None else f"{interval[0]:.3f}–{interval[1]:.3f}"
+
+    @admin.display(description="Awaiting review because")
+    def review_display(self, candidate: KeyCandidate) -> str:
+        if not candidate.needs_review:
+            return "Nothing awaits review."
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "", "<li><code>{}</code>: {}</li>", ((r["code"], r["message"]) for r in candidate.review_reasons)
+            ),
+        )
 
     @admin.display(description="Most frequent corrections")
     def top_corrections(self, candidate: KeyCandidate) -> str:
@@ -216,6 +228,10 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
     @admin_action(permission=CHANGE_KEYS, description="Reopen selected candidates as a new round…")
     def reopen(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_reopen, "reopen")
+
+    @admin_action(permission=CHANGE_KEYS, description="Keep the decision of selected flagged candidates…")
+    def keep(self, request, queryset):
+        return self._decide(request, queryset, services.key_candidate_review_keep, "keep")
 
     def get_urls(self):
         exports = [

@@ -82,6 +82,8 @@ class KeyCandidate(models.Model):
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
+        # The promotion rule decided, but the evidence looked manufactured: a researcher decides (surveys/integrity.py).
+        HELD = "held", "Held for review"
         RETAINED = "retained", "Retained"
         REJECTED = "rejected", "Rejected"
         SUPERSEDED = "superseded", "Superseded"
@@ -102,6 +104,13 @@ class KeyCandidate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     decided_at = models.DateTimeField(null=True, blank=True, help_text="When it was retained or rejected.")
+    needs_review = models.BooleanField(
+        default=False,
+        help_text="A researcher should look: the decision was held, or the evidence changed after it was taken.",
+    )
+    review_reasons = models.JSONField(
+        default=list, blank=True, help_text="Why it needs review: a list of {code, message}; empty once reviewed."
+    )
 
     class Meta:
         ordering = ["dilemma", "virtue__position", "round"]
@@ -112,9 +121,10 @@ class KeyCandidate(models.Model):
                 name="key_candidate_one_retained_per_dilemma_virtue",
             ),
             models.UniqueConstraint(fields=["dilemma", "virtue", "round"], name="key_candidate_unique_round"),
+            # One round in progress per pair: open for answers, or held for review.
             models.UniqueConstraint(
                 fields=["dilemma", "virtue"],
-                condition=Q(status="open"),
+                condition=Q(status__in=["open", "held"]),
                 name="key_candidate_one_open_per_dilemma_virtue",
             ),
             models.CheckConstraint(
@@ -399,6 +409,9 @@ class KeyDecision(models.Model):
         REJECTED = "rejected", "Rejected"
         SUPERSEDED = "superseded", "Superseded"
         REOPENED = "reopened", "Reopened"
+        HELD = "held", "Held for review (the evidence looked manufactured)"
+        FLAGGED = "flagged", "Flagged for review (the evidence changed after the decision)"
+        REVIEWED = "reviewed", "Reviewed: the decision stands"
 
     candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="decisions")
     action = models.CharField(max_length=16, choices=Action.choices)
@@ -424,6 +437,11 @@ class KeyDecision(models.Model):
         blank=True,
         related_name="+",
         help_text="The next round opened by a rejection, or the key that superseded this one.",
+    )
+    concerns = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Held or flagged: what the review is about, a list of {code, message, value, limit}.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

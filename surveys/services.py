@@ -21,9 +21,10 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from scoring import nearest_profiles_prepared, virtue_profile_from_table
+from scoring.integrity import Concern
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
-from surveys import selectors
+from surveys import integrity, selectors
 from surveys.consent_defaults import DEFAULT_CONSENT_TEXTS
 from surveys.models import (
     Assignment,
@@ -404,7 +405,8 @@ def respondent_withdraw(*, respondent: Respondent) -> list[int]:
     """Delete the respondent and everything they gave (their rows cascade), and recompute N and Y of every
     candidate they answered, so the counters equal the stored responses again. Returns those candidates' ids.
 
-    A decision already taken stands (its evidence is in its KeyDecision); a researcher can reopen it.
+    A decision already taken stands (its evidence is in its KeyDecision); one the rule took automatically and the
+    remaining counts no longer carry is flagged for review (`surveys.integrity`).
     """
     locked = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
     if locked is None:
@@ -453,7 +455,7 @@ def validation_open(
     """Open a validation round for each dilemma×virtue pair (all 35 when `pairs` is None) from the proposed
     orderings, as new OPEN candidates with provenance PROPOSED; return the candidates created.
 
-    A pair that already has an open candidate is left alone, so re-running changes nothing. The new round
+    A pair that already has an open (or held) candidate is left alone, so re-running changes nothing. The new round
     number follows the pair's last one (round 1 after the published round 0). Raises ApplicationError for
     a pair with no proposed ordering.
     """
@@ -465,7 +467,7 @@ def validation_open(
     created = []
     for dilemma_id, virtue_id in pairs:
         existing = KeyCandidate.objects.select_for_update().filter(dilemma_id=dilemma_id, virtue_id=virtue_id)
-        if existing.filter(status=KeyCandidate.Status.OPEN).exists():
+        if existing.filter(status__in=[KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD]).exists():
             continue
         last_round = existing.aggregate(last=models.Max("round"))["last"]
         candidate = KeyCandidate.objects.create(
@@ -601,7 +603,8 @@ def validation_response_submit(
     one identical to the candidate counts as a confirmation. The candidate row is locked while N and Y are
     updated, so concurrent submissions never lose a count. The response counts while the candidate is open
     and the respondent is not flagged. When the rule decides, the candidate is retained (superseding the
-    pair's previous key) or rejected (opening the next round from the Kemeny consensus of the corrections).
+    pair's previous key) or rejected (opening the next round from the Kemeny consensus of the corrections), unless
+    the evidence looks manufactured: then it is held for a researcher (`surveys.integrity`).
     A repeat submission of the same answer returns the stored response, unchanged and not recounted; a different
     answer to the same candidate is refused (409): the first answer stands. Bad input raises ApplicationError and
     writes nothing.
@@ -654,7 +657,10 @@ def validation_response_submit(
             settings.KEY_MIN_EVALUATIONS,
             settings.KEY_MIN_CONFIRMATION,
         )
-        if decision.outcome is PromotionOutcome.RETAINED:
+        concerns = integrity.decision_concerns(candidate=candidate, outcome=decision.outcome)
+        if concerns:
+            _candidate_hold(candidate=candidate, outcome=decision.outcome, concerns=concerns)
+        elif decision.outcome is PromotionOutcome.RETAINED:
             _candidate_retain(candidate=candidate, reason="promotion rule: N > minimum and q ≥ threshold")
         elif decision.outcome is PromotionOutcome.REJECTED:
             _candidate_reject(candidate=candidate, reason="promotion rule: the threshold is out of reach")
@@ -719,13 +725,19 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
 
 
 def _key_counts_recompute(*, candidate_ids: list[int]) -> None:
-    """Set N and Y of these (already locked) candidates to the counts of their counting responses."""
+    """Set N and Y of these (already locked) candidates to the counts of their counting responses, and flag for
+    review every automatic decision among them that the new counts no longer carry."""
     counts = selectors.key_counts_from_responses(candidate_ids=candidate_ids)
     for candidate_id in candidate_ids:
         n, y = counts.get(candidate_id, (0, 0))
         KeyCandidate.objects.filter(pk=candidate_id).update(
             n_evaluations=n, n_confirmations=y, updated_at=timezone.now()
         )
+    for candidate, reason in integrity.decisions_gone_stale(candidate_ids=candidate_ids):
+        candidate.needs_review = True
+        candidate.review_reasons = [{"code": "evidence_changed", "message": reason}]
+        candidate.save(update_fields=["needs_review", "review_reasons", "updated_at"])
+        _decision_record(candidate=candidate, action=KeyDecision.Action.FLAGGED, reason=reason)
 
 
 def _decision_record(
@@ -735,6 +747,7 @@ def _decision_record(
     reason: str,
     user: Any = None,
     related: KeyCandidate | None = None,
+    concerns: Sequence[Concern] = (),
 ) -> KeyDecision:
     evidence = selectors.key_candidate_evidence(candidate=candidate)
     return KeyDecision.objects.create(
@@ -752,7 +765,28 @@ def _decision_record(
         n_corrections=len(evidence.corrections),
         agreement_tau=evidence.agreement_tau,
         related_candidate=related,
+        concerns=[vars(concern) for concern in concerns],
     )
+
+
+def _review_clear(candidate: KeyCandidate) -> None:
+    # A researcher's decision, or the rule's on sound evidence, settles whatever review was pending.
+    candidate.needs_review = False
+    candidate.review_reasons = []
+
+
+def _candidate_hold(*, candidate: KeyCandidate, outcome: PromotionOutcome, concerns: Sequence[Concern]) -> None:
+    """The rule would decide `outcome`, but the evidence looks manufactured: hold the candidate for a researcher.
+
+    A held candidate is served to nobody and counts no further answers; its reasons are on it and in the audit trail.
+    """
+    candidate.status = KeyCandidate.Status.HELD
+    candidate.needs_review = True
+    candidate.review_reasons = [{"code": concern.code, "message": concern.message} for concern in concerns]
+    candidate.save(update_fields=["status", "needs_review", "review_reasons", "updated_at"])
+    verb = "retain" if outcome is PromotionOutcome.RETAINED else "reject"
+    reason = f"held for review: the rule would {verb} it, but " + "; ".join(c.message for c in concerns)
+    _decision_record(candidate=candidate, action=KeyDecision.Action.HELD, reason=reason, concerns=concerns)
 
 
 def _candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None) -> None:
@@ -770,17 +804,19 @@ def _candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None)
         )
     candidate.status = KeyCandidate.Status.RETAINED
     candidate.decided_at = now
-    candidate.save(update_fields=["status", "decided_at", "updated_at"])
+    _review_clear(candidate)
+    candidate.save(update_fields=["status", "decided_at", "needs_review", "review_reasons", "updated_at"])
     _decision_record(candidate=candidate, action=KeyDecision.Action.RETAINED, reason=reason, user=user)
 
 
 def _candidate_reject(*, candidate: KeyCandidate, reason: str, user: Any = None, open_next: bool = True) -> None:
     """Reject the candidate; if `open_next`, open the next round from the Kemeny consensus of its corrections
     (none when there are no corrections: there is nothing to build a consensus from)."""
-    was_open = candidate.status == KeyCandidate.Status.OPEN
+    was_open = candidate.status in (KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD)
     candidate.status = KeyCandidate.Status.REJECTED
     candidate.decided_at = timezone.now()
-    candidate.save(update_fields=["status", "decided_at", "updated_at"])
+    _review_clear(candidate)
+    candidate.save(update_fields=["status", "decided_at", "needs_review", "review_reasons", "updated_at"])
     successor = None
     consensus = kemeny_consensus(selectors.key_candidate_evidence(candidate=candidate).corrections)
     if open_next and was_open and consensus is not None:
@@ -826,14 +862,14 @@ def key_candidate_promote(*, candidate: KeyCandidate, user: Any, reason: str) ->
 
 @transaction.atomic
 def key_candidate_reject(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
-    """Reject an open or retained candidate by a researcher's decision. An open one is treated as the rule
-    treats it (the next round opens from the consensus of its corrections); a retained one leaves the pair
+    """Reject an open, held or retained candidate by a researcher's decision. An open or held one is treated as
+    the rule treats it (the next round opens from the consensus of its corrections); a retained one leaves the pair
     without a key until another is retained."""
     reason = _reason_required(reason)
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
-    if candidate.status not in (KeyCandidate.Status.OPEN, KeyCandidate.Status.RETAINED):
+    if candidate.status not in (KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD, KeyCandidate.Status.RETAINED):
         raise ApplicationError(
-            f"Only an open or retained candidate can be rejected; {candidate} is {candidate.status}."
+            f"Only an open, held or retained candidate can be rejected; {candidate} is {candidate.status}."
         )
     _candidate_reject(candidate=candidate, reason=reason, user=user)
     return candidate
@@ -843,8 +879,9 @@ def key_candidate_reject(*, candidate: KeyCandidate, user: Any, reason: str) -> 
 def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
     """Put a decided candidate's ordering back to respondents as a new round with fresh counts.
 
-    The candidate itself keeps its status and evidence (history is never rewritten); an open round of the
-    same pair is closed as rejected without a successor. Returns the new open candidate.
+    The candidate itself keeps its status and evidence (history is never rewritten); an open or held round of the
+    same pair (a held candidate being reopened included) is closed as rejected without a successor. Returns the new
+    open candidate.
     """
     reason = _reason_required(reason)
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
@@ -853,7 +890,10 @@ def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> 
     rounds = KeyCandidate.objects.select_for_update().filter(
         dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id
     )
-    for open_candidate in rounds.filter(status=KeyCandidate.Status.OPEN):
+    if candidate.needs_review and candidate.status != KeyCandidate.Status.HELD:
+        _review_clear(candidate)
+        candidate.save(update_fields=["needs_review", "review_reasons", "updated_at"])
+    for open_candidate in rounds.filter(status__in=[KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD]):
         _candidate_reject(
             candidate=open_candidate, reason=f"closed by reopening {candidate}: {reason}", user=user, open_next=False
         )
@@ -872,6 +912,23 @@ def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> 
         candidate=reopened, action=KeyDecision.Action.OPENED, reason=f"reopened {candidate}: {reason}", user=user
     )
     return reopened
+
+
+@transaction.atomic
+def key_candidate_review_keep(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
+    """Settle the review of a retained or rejected candidate flagged after its evidence changed: the decision
+    stands, with the researcher's reason in the audit trail. A held candidate needs a decision instead (promote,
+    reject or reopen)."""
+    reason = _reason_required(reason)
+    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
+    if candidate.status == KeyCandidate.Status.HELD:
+        raise ApplicationError(f"{candidate} is held: promote, reject or reopen it.")
+    if not candidate.needs_review:
+        raise ApplicationError(f"{candidate} awaits no review.")
+    _review_clear(candidate)
+    candidate.save(update_fields=["needs_review", "review_reasons", "updated_at"])
+    _decision_record(candidate=candidate, action=KeyDecision.Action.REVIEWED, reason=reason, user=user)
+    return candidate
 
 
 # --- Profiles -------------------------------------------------------------------------------------------

@@ -279,6 +279,12 @@ STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", def
 KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
 # A string so that 0.95 reaches the promotion rule as the exact fraction 19/20, not a binary float.
 KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
+# An automatic decision whose evidence looks manufactured (answers too fast, in a burst, from one network, identical
+# corrections, suspicious or failing respondents, a key turned upside down) waits for a researcher instead
+# (surveys/integrity.py, scoring/integrity.py). KEY_REVIEW_MIN_ITEM_SECONDS: answers sooner than this after the item
+# was served count as too fast to have been read.
+KEY_REVIEW_HOLD = env.bool("KEY_REVIEW_HOLD", default=True)
+KEY_REVIEW_MIN_ITEM_SECONDS = env.float("KEY_REVIEW_MIN_ITEM_SECONDS", default=4.0)
 # Completion codes shown (and sent to the panel) per outcome; the redirect URL gets the code in `{code}`.
 STUDY_COMPLETION_CODE_COMPLETED = env.str("STUDY_COMPLETION_CODE_COMPLETED", default="VM-COMPLETED")
 STUDY_COMPLETION_CODE_NO_CONSENT = env.str("STUDY_COMPLETION_CODE_NO_CONSENT", default="VM-NOCONSENT")
@@ -297,6 +303,8 @@ if STUDY_ACCESS not in ("open", "panel") or STUDY_API not in ("open", "clients",
     raise ValueError("STUDY_ACCESS must be open or panel; STUDY_API open, clients or off")
 if STUDY_TOKEN_TTL_HOURS < 1:
     raise ValueError("STUDY_TOKEN_TTL_HOURS must be at least 1")
+if KEY_REVIEW_MIN_ITEM_SECONDS < 0:
+    raise ValueError("KEY_REVIEW_MIN_ITEM_SECONDS must be 0 or more")
 # Celery beat: recount N and Y hourly and log any drift, which must never happen; queue again the suites whose
 # worker vanished or whose message was lost.
 CELERY_BEAT_SCHEDULE = {

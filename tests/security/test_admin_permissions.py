@@ -82,7 +82,7 @@ def test_the_list_links_only_the_exports_its_reader_may_download(client, staff, 
     assert "export/keys.csv" in page and "export/responses.csv" not in page
 
 
-@pytest.mark.parametrize("action", ["promote", "reject", "reopen"])
+@pytest.mark.parametrize("action", ["promote", "reject", "reopen", "keep"])
 def test_a_staff_user_who_may_only_view_keys_cannot_act_on_them(client, staff, candidate, action):
     staff("surveys.view_keycandidate")
     assert f'value="{action}"' not in client.get("/admin/surveys/keycandidate/").content.decode()

@@ -123,13 +123,13 @@ def test_each_deployment_check_names_its_problem(settings, overrides, check):
 
 
 def test_the_production_defaults_restrict_the_study_to_its_panel_and_turn_its_api_off():
-    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API)"
+    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API, s.KEY_REVIEW_HOLD)"
     result = _manage("shell", "-c", code, env=_production_env())
-    assert result.stdout.strip().splitlines()[-1] == "panel off", result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "panel off True", result.stderr
 
 
 def test_the_embedded_defaults_keep_the_study_and_its_api_open_for_a_newcomer():
-    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API)"
+    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API, s.KEY_REVIEW_HOLD)"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DEBUG", "STUDY_"))}
     result = _manage("shell", "-c", code, env=env)
-    assert result.stdout.strip().splitlines()[-1] == "open open", result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "open open True", result.stderr
