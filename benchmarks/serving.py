@@ -1,6 +1,6 @@
 """Serving the site for benchmarks and fault tests: a database to serve from, gunicorn, and a throwaway PostgreSQL.
 
-Shared by `benchmarks/api.py`, `benchmarks/load.py` and the fault tests
+Shared by `benchmarks/api.py`, `benchmarks/load.py`, `benchmarks/dos.py` and the fault tests
 (`tests/test_database_outage.py`, `tests/test_cache_outage.py`), so that
 each starts gunicorn, waits for it and stops it the same way. Everything listens on 127.0.0.1 only.
 """
