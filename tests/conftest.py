@@ -108,3 +108,30 @@ def own_redis(free_port, tmp_path):
     server.start()
     yield server
     server.stop()
+
+
+class Clock:
+    """`django.utils.timezone.now` moved by the test: people take seconds to read an item and arrive over hours."""
+
+    def __init__(self) -> None:
+        from datetime import UTC, datetime
+
+        self.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        from datetime import timedelta
+
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """The site's clock under the test's control (`Clock`); starts on a Monday morning and moves only when told."""
+    from django.utils import timezone
+
+    clock = Clock()
+    monkeypatch.setattr(timezone, "now", clock)
+    return clock

@@ -9,6 +9,8 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import psycopg
@@ -112,6 +114,29 @@ class Traffic:
                     return
                 with self.lock:
                     self.acknowledged_pages.append(assignment)
+
+    def scorer(self) -> None:
+        """Scoring requests, each of which reads the scoring snapshot's generation number from the cache."""
+        session = requests.Session()
+        body = {"rankings": {"D1": list("CBADE")}}
+        while not self.stopped.is_set():
+            self.call(session, "POST", "/api/v1/profiles/score/", {200}, json=body)
+            time.sleep(0.05)
+
+    @contextmanager
+    def running(self, *extra: Callable[[], None]) -> Iterator[None]:
+        """Two API respondents, a page respondent and a reader (and the `extra` workers) in threads, until the
+        block ends."""
+        workers = [self.api_respondent, self.api_respondent, self.page_respondent, self.reader, *extra]
+        threads = [threading.Thread(target=work, daemon=True) for work in workers]
+        for thread in threads:
+            thread.start()
+        try:
+            yield
+        finally:
+            self.stopped.set()
+            for thread in threads:
+                thread.join(timeout=20)
 
     def reader(self) -> None:
         """Pages that read the database without a session: the home page and the study's landing page."""

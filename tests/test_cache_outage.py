@@ -11,11 +11,9 @@ traffic run on. PostgreSQL only: gunicorn's workers must see the test's committe
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
-import requests
 
 from benchmarks.serving import free_port, gunicorn_start, process_stop, site_environment, wait_until_up
 from surveys.services import consent_text_install_defaults, instrument_load_file, validation_open
@@ -27,15 +25,6 @@ OUTAGE_SECONDS = 4
 # High enough that one test client (one address) is never refused, low enough to be counted: the limiter's cache
 # calls are exactly what used to turn an outage into 500s.
 RATE = "100000/minute"
-
-
-def score(traffic: Traffic) -> None:
-    """Scoring requests: each reads the scoring snapshot's generation number from the cache."""
-    session = requests.Session()
-    body = {"rankings": {"D1": list("CBADE")}}
-    while not traffic.stopped.is_set():
-        traffic.call(session, "POST", "/api/v1/profiles/score/", {200}, json=body)
-        time.sleep(0.05)
 
 
 def test_a_redis_cache_outage_gives_no_500_and_loses_no_acknowledged_answer(
@@ -58,12 +47,7 @@ def test_a_redis_cache_outage_gives_no_500_and_loses_no_acknowledged_answer(
     try:
         wait_until_up(f"http://127.0.0.1:{port}/study/")
         traffic = Traffic(base=f"http://127.0.0.1:{port}")
-        workers = [traffic.api_respondent, traffic.api_respondent, traffic.page_respondent, traffic.reader]
-        threads = [threading.Thread(target=work, daemon=True) for work in workers]
-        threads.append(threading.Thread(target=score, args=(traffic,), daemon=True))
-        for thread in threads:
-            thread.start()
-        try:
+        with traffic.running(traffic.scorer):
             assert wait_for(lambda: traffic.acknowledged() >= 10, timeout=30), "no traffic before the outage"
             own_redis.stop()
             stopped_at, before = time.monotonic(), traffic.acknowledged()
@@ -72,10 +56,6 @@ def test_a_redis_cache_outage_gives_no_500_and_loses_no_acknowledged_answer(
             own_redis.start()
             restarted = traffic.acknowledged()
             recovered = wait_for(lambda: traffic.acknowledged() >= restarted + 10, timeout=30)
-        finally:
-            traffic.stopped.set()
-            for thread in threads:
-                thread.join(timeout=20)
         gunicorn_survived = server.poll() is None
     finally:
         process_stop(server)

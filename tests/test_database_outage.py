@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import threading
 import time
 
 import pytest
@@ -65,21 +64,13 @@ def test_a_postgres_outage_gives_friendly_503s_recovers_by_itself_and_loses_no_a
         try:
             wait_until_up(f"http://127.0.0.1:{port}/study/")
             traffic = Traffic(base=f"http://127.0.0.1:{port}")
-            workers = [traffic.api_respondent, traffic.api_respondent, traffic.page_respondent, traffic.reader]
-            threads = [threading.Thread(target=work, daemon=True) for work in workers]
-            for thread in threads:
-                thread.start()
-            try:
+            with traffic.running():
                 assert wait_for(lambda: traffic.acknowledged() >= 10, timeout=30), "no traffic before the outage"
                 postgres.stop()
                 time.sleep(OUTAGE_SECONDS)
                 postgres.start()
                 restarted_at, before = time.monotonic(), traffic.acknowledged()
                 recovered = wait_for(lambda: traffic.acknowledged() >= before + 10, timeout=30)
-            finally:
-                traffic.stopped.set()
-                for thread in threads:
-                    thread.join(timeout=20)
             gunicorn_survived = server.poll() is None
         finally:
             process_stop(server)

@@ -11,33 +11,19 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from surveys.models import KeyCandidate, KeyDecision, Respondent
 from surveys.services import instrument_load_file, proposed_orderings, respondent_withdraw, validation_open
+from tests.conftest import Clock
 
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1/study"
 FORM_TIME = re.compile(r'name="form_time" value="([^"]+)"')
-
-
-class Clock:
-    """`django.utils.timezone.now` moved by the test: a patient script waits, people read."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture
@@ -130,10 +116,8 @@ def test_a_scripted_attack_through_the_api_and_the_pages_changes_no_key(study, s
     assert "held for review" in admin_client.get("/admin/surveys/keydecision/?action__exact=held").content.decode()
 
 
-def test_a_patient_scripted_attack_that_waits_like_a_reader_changes_no_key_either(study, settings, monkeypatch):
+def test_a_patient_scripted_attack_that_waits_like_a_reader_changes_no_key_either(study, settings, clock):
     settings.KEY_MIN_EVALUATIONS = 10
-    clock = Clock()
-    monkeypatch.setattr(timezone, "now", clock)
     rng = random.Random(12)
     published = study
     for index in range(120):
@@ -165,11 +149,9 @@ def test_withdrawing_the_scripts_after_a_forgery_flags_every_key_it_made(study, 
     assert KeyDecision.objects.filter(action="flagged").count() >= forged.count()
 
 
-def test_people_in_the_same_study_at_the_default_thresholds_decide_without_a_hold(consent_texts, settings, monkeypatch):
+def test_people_in_the_same_study_at_the_default_thresholds_decide_without_a_hold(consent_texts, settings, clock):
     instrument_load_file()
     settings.STUDY_ATTENTION_CHECKS = 1
-    clock = Clock()
-    monkeypatch.setattr(timezone, "now", clock)
     published = proposed_orderings()
     # Three pairs: two proposed as published, one with two responses swapped (a real change of key if confirmed).
     pairs = [("D1", "wisdom"), ("D2", "justice"), ("D3", "courage")]

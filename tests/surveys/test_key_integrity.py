@@ -4,10 +4,8 @@ researcher, honest evidence still decides at once, and decisions whose evidence 
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.utils import timezone
 
 from surveys.models import KeyCandidate, KeyDecision, Study
 from surveys.services import (
@@ -26,26 +24,6 @@ from virtuemap_site.errors import ApplicationError
 pytestmark = pytest.mark.django_db
 
 PAIR = ("D1", "wisdom")  # published key CBDAE
-
-
-class Clock:
-    """`django.utils.timezone.now` under the test's control: people take seconds to read and arrive over hours."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    clock = Clock()
-    monkeypatch.setattr(timezone, "now", clock)
-    return clock
 
 
 @pytest.fixture
