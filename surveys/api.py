@@ -158,7 +158,7 @@ class ConsentApi(APIView):
     class CreatedSerializer(serializers.Serializer):
         respondent = serializers.UUIDField()
         token = serializers.CharField(help_text=f"Send as {TOKEN_HEADER}; shown only now.")
-        resumed = serializers.BooleanField(help_text="An unfinished respondent with this panel ID was resumed.")
+        resumed = serializers.BooleanField(help_text="The respondent of this panel session was resumed.")
 
     @extend_schema(
         operation_id="study_consent_read", responses={200: OutputSerializer, 404: ErrorSerializer, **errors(403)}
@@ -174,7 +174,8 @@ class ConsentApi(APIView):
         request=InputSerializer,
         responses={201: CreatedSerializer, 200: CreatedSerializer, **errors(400, 403, 409, 429)},
         description="Consent to the current text. `accept: false` stores nothing (400, with the no-consent "
-        "completion code for panel arrivals). A returning unfinished panel respondent resumes (200).",
+        "completion code for panel arrivals). An arrival from the same panel session (PROLIFIC_PID, STUDY_ID and "
+        "SESSION_ID) resumes its respondent (200); a panel ID alone resumes nobody.",
     )
     def post(self, request):
         serializer = self.InputSerializer(data=request.data)
