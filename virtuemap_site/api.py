@@ -101,6 +101,7 @@ def error_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiRes
 
 
 COMMON_ERRORS = {
+    "400": "The query string holds a NUL character, which no parameter may contain.",
     "403": "A write sent from another site's page (its Origin header): the API takes writes from none.",
     "406": "The Accept header asks for a format the API does not offer (it speaks JSON).",
     "413": "The body is longer than this operation takes (`extra.limit_bytes`); it was not read.",
@@ -111,16 +112,17 @@ COMMON_ERRORS = {
 def document_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: add the errors any operation can answer to every operation.
 
-    DRF answers 406 to an unsatisfiable Accept header on any operation; an operation that takes a body answers 415
-    to one that is not JSON, 413 to one that is too long and 403 to a write from another site
-    (`virtuemap_site.request_guards`). All come in the one error shape, so the schema says so once for all.
+    DRF answers 406 to an unsatisfiable Accept header on any operation, and any operation 400 to a NUL in the query
+    string; an operation that takes a body answers 415 to one that is not JSON, 413 to one that is too long and 403
+    to a write from another site (`virtuemap_site.request_guards`). All come in the one error shape, so the schema
+    says so once for all.
     """
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     for path in result.get("paths", {}).values():
         for method, operation in path.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
-            statuses = ["406"] if method in ("get", "head", "options") else ["403", "406"]
+            statuses = ["400", "406"] if method in ("get", "head", "options") else ["400", "403", "406"]
             if "requestBody" in operation:
                 statuses += ["413", "415"]
             for status in statuses:
