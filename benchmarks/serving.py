@@ -1,6 +1,7 @@
 """Serving the site for benchmarks and fault tests: a database to serve from, gunicorn, and a throwaway PostgreSQL.
 
-Shared by `benchmarks/api.py`, `benchmarks/load.py` and the fault tests (`tests/test_database_outage.py`), so that
+Shared by `benchmarks/api.py`, `benchmarks/load.py`, `benchmarks/dos.py` and the fault tests
+(`tests/test_database_outage.py`, `tests/test_cache_outage.py`), so that
 each starts gunicorn, waits for it and stops it the same way. Everything listens on 127.0.0.1 only.
 """
 
@@ -43,6 +44,9 @@ def site_environment(database_url: str, **overrides: str) -> dict[str, str]:
         # One load generator is one client address: the per-client limits on consent and answers would answer 429.
         "STUDY_CONSENT_RATE": "off",
         "STUDY_SUBMIT_RATE": "off",
+        # The study open to anyone, pages and API, as `make run` has it (production restricts both by default).
+        "STUDY_ACCESS": "open",
+        "STUDY_API": "open",
         # The access log is off for measurements (gunicorn.conf.py); a caller may set a file instead.
         "GUNICORN_ACCESS_LOG": "off",
         "SECRET_KEY": os.environ.get("SECRET_KEY", "benchmark-only-secret-key-not-for-production"),

@@ -23,11 +23,16 @@ from llmruns.engine import run_cancel, run_resume, run_start
 from llmruns.models import Attempt, LLMModel, Result, Run, Trial
 from llmruns.results import result_is_stale, result_publish, result_rescore
 from llmruns.selectors import run_list
-from virtuemap_site.admin_mixins import AuditTrailAdminMixin
+from virtuemap_site.admin_mixins import AuditTrailAdminMixin, PermissionActionsMixin, admin_action, permission_allows
 from virtuemap_site.errors import ApplicationError
 
+# Starting, resuming, cancelling and publishing runs change what they spend and what the site shows.
+CHANGE_RUNS = "llmruns.change_run"
+CHANGE_RESULTS = "llmruns.change_result"
 
-def _start_action(slug: str) -> Callable[..., None]:
+
+def _start_action(slug: str, description: str) -> Callable[..., None]:
+    @admin_action(permission=CHANGE_RUNS, description=description)
     def start(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[LLMModel]) -> None:
         for model in queryset:
             try:
@@ -42,7 +47,7 @@ def _start_action(slug: str) -> Callable[..., None]:
 
 
 @admin.register(LLMModel)
-class LLMModelAdmin(admin.ModelAdmin):
+class LLMModelAdmin(PermissionActionsMixin, admin.ModelAdmin):
     list_display = ["name", "slug", "provider", "model_id", "temperature", "concurrency", "latest_run"]
     list_filter = ["provider", "family"]
     search_fields = ["name", "slug", "model_id"]
@@ -64,9 +69,10 @@ class LLMModelAdmin(admin.ModelAdmin):
         if action_location != ActionLocation.CHANGE_LIST:
             return actions
         for plugin in registry.instruments():
-            action = _start_action(plugin.slug)
             description = f"Start a {plugin.identity.name} run (default plan)"
-            actions[action.__name__] = (action, action.__name__, description)
+            action = _start_action(plugin.slug, description)
+            if permission_allows(request, action):
+                actions[action.__name__] = (action, action.__name__, description)
         return actions
 
     @admin.display(description="latest run")
@@ -80,7 +86,7 @@ class LLMModelAdmin(admin.ModelAdmin):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
     list_display = ["id", "instrument", "model", "status", "trials_display", "progress_display", "cost_total"]
     list_filter = ["instrument", "status", "model"]
     list_select_related = ["model"]
@@ -145,7 +151,7 @@ class RunAdmin(admin.ModelAdmin):
         url = reverse("admin:llmruns_trial_changelist") + f"?run__id__exact={run.pk}"
         return format_html('<a href="{}">{} trials, every request verbatim</a>', url, run.trials_total)
 
-    @admin.action(description="Resume (from the stored trials)")
+    @admin_action(permission=CHANGE_RUNS, description="Resume (from the stored trials)")
     def resume(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
         for run in queryset:
             if run_resume(run=run):
@@ -153,7 +159,7 @@ class RunAdmin(admin.ModelAdmin):
             else:
                 self.message_user(request, f"Run {run.pk} has finished; nothing to resume.", messages.WARNING)
 
-    @admin.action(description="Cancel")
+    @admin_action(permission=CHANGE_RUNS, description="Cancel")
     def cancel(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
         for run in queryset:
             if run_cancel(run=run):
@@ -161,7 +167,7 @@ class RunAdmin(admin.ModelAdmin):
             else:
                 self.message_user(request, f"Run {run.pk} had already ended.", messages.WARNING)
 
-    @admin.action(description="Publish as the model's result")
+    @admin_action(permission=CHANGE_RUNS, description="Publish as the model's result")
     def publish(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
         for run in queryset:
             try:
@@ -250,7 +256,7 @@ class TrialAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Result)
-class ResultAdmin(admin.ModelAdmin):
+class ResultAdmin(PermissionActionsMixin, admin.ModelAdmin):
     """Published results of every instrument; stale ones can be re-scored from their runs' stored answers."""
 
     list_display = ["model", "instrument", "language", "source", "run", "stale_display", "scored_at", "published_at"]
@@ -286,7 +292,7 @@ class ResultAdmin(admin.ModelAdmin):
     def summary_display(self, result: Result) -> str:
         return _json_block(result.summary)
 
-    @admin.action(description="Re-score from the stored answers (no LLM call)")
+    @admin_action(permission=CHANGE_RESULTS, description="Re-score from the stored answers (no LLM call)")
     def rescore(self, request: HttpRequest, queryset: QuerySet[Result]) -> None:
         for result in queryset.select_related("run", "model"):
             try:

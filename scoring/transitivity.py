@@ -31,6 +31,7 @@ Two G-RUM solvers return the same verdict, distance and kind of certificate:
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -580,9 +581,30 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
     return out
 
 
-def _grum_fast(p: NDArray[np.float64], n: int, eps: float) -> list[GrumSolution]:
-    if len(p) > FAST_CHUNK:
-        return [s for start in range(0, len(p), FAST_CHUNK) for s in _grum_fast(p[start : start + FAST_CHUNK], n, eps)]
+class ExactWorkExceeded(Exception):
+    """The vectors the fast path could not decide would need more exact-LP work than allowed.
+
+    ``vectors``: their indices; ``orders``: the columns their LPs would have (n! each); ``limit``: the allowance.
+    """
+
+    def __init__(self, vectors: list[int], orders: int, limit: int) -> None:
+        super().__init__(f"vectors {vectors} need exact LPs over {orders} orders in all; at most {limit} allowed")
+        self.vectors, self.orders, self.limit = vectors, orders, limit
+
+
+def _grum_fast(p: NDArray[np.float64], n: int, eps: float, max_exact_orders: int | None = None) -> list[GrumSolution]:
+    decided: list[GrumSolution | None] = []
+    for start in range(0, len(p), FAST_CHUNK):
+        decided += _grum_fast_decided(p[start : start + FAST_CHUNK], n, eps)
+    undecided = [row for row, solution in enumerate(decided) if solution is None]
+    orders = len(undecided) * math.factorial(n)
+    if max_exact_orders is not None and orders > max_exact_orders:
+        raise ExactWorkExceeded(undecided, orders, max_exact_orders)
+    return [solution or _grum_reference(p[row], n, eps) for row, solution in enumerate(decided)]
+
+
+def _grum_fast_decided(p: NDArray[np.float64], n: int, eps: float) -> list[GrumSolution | None]:
+    """The fast path's solution of each vector, or None where the reference LP must decide."""
     m = p.shape[1]
     state = _simplex_with_oracle(p, n, max_pivots=MAX_PIVOTS_PER_ROW * (2 * m + 1))
     weights = np.where(state["codes"] == 2 * m + 1, np.maximum(state["values"], 0.0), 0.0)
@@ -599,38 +621,55 @@ def _grum_fast(p: NDArray[np.float64], n: int, eps: float) -> list[GrumSolution]
         elif exact and lower > eps + NOISE_BAND:
             solutions.append(GrumSolution(upper, inequality, "column_generation"))
         else:
-            solutions.append(_grum_reference(p[row], n, eps))
+            solutions.append(None)
     return solutions
 
 
-def grum_solutions(vectors: ArrayLike, n: int, eps: float = DEFAULT_EPS, method: Method = "fast") -> list[GrumSolution]:
+def grum_solutions(
+    vectors: ArrayLike,
+    n: int,
+    eps: float = DEFAULT_EPS,
+    method: Method = "fast",
+    max_exact_orders: int | None = None,
+) -> list[GrumSolution]:
     """Return the G-RUM distance, certificate and solver of each vector; G-RUM holds when distance ≤ eps.
 
     FORMULA: d(p) = min { t : −t ≤ Vλ − p ≤ t, λ ≥ 0, Σλ = 1 } over the n! vertices V (the
     columns); by LP duality also d(p) = max { aᵀp − max_R aᵀv(R) : ‖a‖₁ ≤ 1 }. With ``eps`` the
     certificate is a mixture when d(p) ≤ eps and an inequality otherwise. See the module docstring
-    for the two methods and the fast path's fallback.
+    for the two methods and the fast path's fallback. ``max_exact_orders`` bounds the fallback: when
+    the vectors the fast path leaves undecided would need LPs over more than this many orders in all
+    (n! per vector), `ExactWorkExceeded` is raised before any of them runs (None: no bound; the
+    reference method counts every vector).
     """
     p = validated_choice_vectors(vectors, n)
     if method == "reference":
+        orders = len(p) * math.factorial(n)
+        if max_exact_orders is not None and orders > max_exact_orders:
+            raise ExactWorkExceeded(list(range(len(p))), orders, max_exact_orders)
         return [_grum_reference(row, n, eps) for row in p]
     if method != "fast":
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
-    return _grum_fast(p, n, eps)
+    return _grum_fast(p, n, eps, max_exact_orders)
 
 
 # --- the entry point and reports ----------------------------------------------------------
 
 
 def transitivity_results(
-    vectors: ArrayLike, n: int, eps: float = DEFAULT_EPS, method: Method = "fast"
+    vectors: ArrayLike,
+    n: int,
+    eps: float = DEFAULT_EPS,
+    method: Method = "fast",
+    max_exact_orders: int | None = None,
 ) -> list[TransitivityResult]:
     """Return WUM, HCM and G-RUM verdicts, Copeland order and violating triads for each vector.
 
     ``vectors``: one choice vector or a sequence of them, each of length n(n−1)/2 (see
     `validated_choice_vectors`, which raises ValueError on bad input). ``eps``: the tolerance of
     G-RUM on ‖Vλ − p‖∞. ``method``: "fast" (column generation, falling back to the LP near ε) or
-    "reference" (one LP over all n! orders); both give the same verdicts.
+    "reference" (one LP over all n! orders); both give the same verdicts. ``max_exact_orders``:
+    see `grum_solutions` (raises `ExactWorkExceeded`).
     """
     if not (isinstance(eps, int | float) and np.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number ≥ 0, got {eps!r}")
@@ -641,7 +680,7 @@ def transitivity_results(
     hcm = hcm_holds(p, n)
     scores = copeland_scores(p, n)
     triads = violating_triads(p, n)
-    solutions = grum_solutions(p, n, eps, method)
+    solutions = grum_solutions(p, n, eps, method, max_exact_orders)
     results = []
     for row in range(len(p)):
         order = tuple(int(x) for x in np.lexsort((np.arange(n), -scores[row]))) if wum[row] else None

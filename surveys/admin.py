@@ -29,7 +29,12 @@ from surveys.models import (
     Respondent,
     Virtue,
 )
-from virtuemap_site.admin_mixins import AuditTrailAdminMixin, ViewOnlyAdminMixin
+from virtuemap_site.admin_mixins import (
+    AuditTrailAdminMixin,
+    PermissionActionsMixin,
+    ViewOnlyAdminMixin,
+    admin_action,
+)
 from virtuemap_site.errors import ApplicationError
 
 
@@ -86,8 +91,13 @@ class KeyDecisionInline(ViewOnlyAdminMixin, admin.TabularInline):
     readonly_fields = fields
 
 
+CHANGE_KEYS = "surveys.change_keycandidate"
+VIEW_KEYS = "surveys.view_keycandidate"
+VIEW_RESPONSES = "surveys.view_validationresponse"
+
+
 @admin.register(KeyCandidate)
-class KeyCandidateAdmin(admin.ModelAdmin):
+class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
     list_display = [
         "dilemma",
         "virtue",
@@ -101,7 +111,7 @@ class KeyCandidateAdmin(admin.ModelAdmin):
         "wilson_display",
         "decided_at",
     ]
-    list_filter = ["status", "provenance", "dilemma", "virtue"]
+    list_filter = ["status", "needs_review", "provenance", "dilemma", "virtue"]
     list_select_related = ["dilemma", "virtue"]
     fields = [
         "dilemma",
@@ -114,6 +124,7 @@ class KeyCandidateAdmin(admin.ModelAdmin):
         "n_confirmations",
         "confirmation_rate_display",
         "wilson_display",
+        "review_display",
         "top_corrections",
         "rank_table",
         "created_at",
@@ -122,7 +133,7 @@ class KeyCandidateAdmin(admin.ModelAdmin):
     ]
     readonly_fields = fields
     inlines = [KeyDecisionInline]
-    actions = ["promote", "reject", "reopen"]
+    actions = ["promote", "reject", "reopen", "keep"]
     change_list_template = "admin/surveys/keycandidate/change_list.html"
 
     def has_add_permission(self, request):
@@ -141,6 +152,17 @@ class KeyCandidateAdmin(admin.ModelAdmin):
     def wilson_display(self, candidate: KeyCandidate) -> str:
         interval = wilson_interval(candidate.n_confirmations, candidate.n_evaluations)
         return "—" if interval is None else f"{interval[0]:.3f}–{interval[1]:.3f}"
+
+    @admin.display(description="Awaiting review because")
+    def review_display(self, candidate: KeyCandidate) -> str:
+        if not candidate.needs_review:
+            return "Nothing awaits review."
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "", "<li><code>{}</code>: {}</li>", ((r["code"], r["message"]) for r in candidate.review_reasons)
+            ),
+        )
 
     @admin.display(description="Most frequent corrections")
     def top_corrections(self, candidate: KeyCandidate) -> str:
@@ -195,28 +217,42 @@ class KeyCandidateAdmin(admin.ModelAdmin):
             },
         )
 
-    @admin.action(description="Promote (retain) selected candidates…")
+    @admin_action(permission=CHANGE_KEYS, description="Promote (retain) selected candidates…")
     def promote(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_promote, "promote")
 
-    @admin.action(description="Reject selected candidates…")
+    @admin_action(permission=CHANGE_KEYS, description="Reject selected candidates…")
     def reject(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_reject, "reject")
 
-    @admin.action(description="Reopen selected candidates as a new round…")
+    @admin_action(permission=CHANGE_KEYS, description="Reopen selected candidates as a new round…")
     def reopen(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_reopen, "reopen")
 
+    @admin_action(permission=CHANGE_KEYS, description="Keep the decision of selected flagged candidates…")
+    def keep(self, request, queryset):
+        return self._decide(request, queryset, services.key_candidate_review_keep, "keep")
+
     def get_urls(self):
         exports = [
-            ("export/responses.csv", self.export_responses, "surveys_export_responses"),
-            ("export/responses-codebook.md", self.export_responses_codebook, "surveys_export_responses_codebook"),
-            ("export/keys.csv", self.export_keys, "surveys_export_keys"),
-            ("export/keys-codebook.md", self.export_keys_codebook, "surveys_export_keys_codebook"),
+            ("export/responses.csv", self.export_responses, "surveys_export_responses", VIEW_RESPONSES),
+            (
+                "export/responses-codebook.md",
+                self.export_responses_codebook,
+                "surveys_export_responses_codebook",
+                VIEW_RESPONSES,
+            ),
+            ("export/keys.csv", self.export_keys, "surveys_export_keys", VIEW_KEYS),
+            ("export/keys-codebook.md", self.export_keys_codebook, "surveys_export_keys_codebook", VIEW_KEYS),
         ]
         return [
-            path(route, self.admin_site.admin_view(view), name=name) for route, view, name in exports
+            path(route, self.permission_view(view, permission), name=name) for route, view, name, permission in exports
         ] + super().get_urls()
+
+    def changelist_view(self, request, extra_context=None):
+        exports = {"can_export_responses": VIEW_RESPONSES, "can_export_keys": VIEW_KEYS}
+        extra = {name: request.user.has_perm(permission) for name, permission in exports.items()}
+        return super().changelist_view(request, {**extra, **(extra_context or {})})
 
     def _download(self, content: str, filename: str, content_type: str) -> HttpResponse:
         response = HttpResponse(content, content_type=content_type)

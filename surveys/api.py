@@ -7,6 +7,7 @@ SHA-256 is stored. Every error is `{"message": …, "extra": {…}}` with a 4xx 
 
 from __future__ import annotations
 
+import hmac
 from datetime import datetime
 from typing import Any
 
@@ -28,7 +29,7 @@ from rest_framework.views import APIView
 from scoring import OPTIONS
 from surveys import selectors, services
 from surveys.models import Assignment, Respondent, Study
-from virtuemap_site.abuse import ConsentRateThrottle, SubmitRateThrottle
+from virtuemap_site.abuse import ConsentRateThrottle, SubmitRateThrottle, network_bucket
 from virtuemap_site.api import (
     RESPONDENT_TOKEN,
     AnonymousPostThrottle,
@@ -37,20 +38,25 @@ from virtuemap_site.api import (
     FastJSONRenderer,
     JSONParser,
     PlainJSONRequestMixin,
+    StrictBooleanField,
     error_responses,
 )
 from virtuemap_site.errors import ApplicationError
 
 STUDY = Study.VALIDATION
 TOKEN_HEADER = RESPONDENT_TOKEN
+CLIENT_HEADER = "X-Study-Client"
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     descriptions = {
         400: "Bad input (not JSON, unknown fields, an ordering that is not a permutation of A–E).",
-        401: f"Missing or unknown {TOKEN_HEADER}.",
-        403: "The candidate or attention check was not assigned to this respondent.",
-        409: "Conflicts with stored state (outdated consent version, panel ID that already took part).",
+        401: f"Missing, unknown or expired {TOKEN_HEADER}.",
+        403: "Refused: the study API is off or only for registered front ends (STUDY_API), the study admits only "
+        "its panel's arrivals (STUDY_ACCESS), or the candidate or attention check was not assigned to this "
+        "respondent.",
+        409: "Conflicts with stored state: an outdated consent version, or a different answer to an item already "
+        "answered (the first answer stands; `extra.stored` shows it).",
         429: "Too many requests from this client (STUDY_CONSENT_RATE, STUDY_SUBMIT_RATE); retry after "
         "`extra.wait_seconds`.",
     }
@@ -58,7 +64,10 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
 
 
 class RespondentTokenAuthentication(authentication.BaseAuthentication):
-    """`X-Respondent-Token: <token>` → `request.auth` is the Respondent; no Django user is involved."""
+    """`X-Respondent-Token: <token>` → `request.auth` is the Respondent; no Django user is involved.
+
+    A token answers and reads for STUDY_TOKEN_TTL_HOURS after consent; withdrawing with it works for ever.
+    """
 
     def authenticate(self, request):
         token = request.headers.get(TOKEN_HEADER)
@@ -67,6 +76,11 @@ class RespondentTokenAuthentication(authentication.BaseAuthentication):
         respondent = selectors.respondent_by_token(token=token, study=STUDY)
         if respondent is None:
             raise exceptions.AuthenticationFailed(f"Unknown {TOKEN_HEADER}: consent first, or use the token it gave.")
+        if request.method != "DELETE" and selectors.respondent_token_expired(respondent=respondent):
+            raise exceptions.AuthenticationFailed(
+                f"This {TOKEN_HEADER} has expired (tokens last {settings.STUDY_TOKEN_TTL_HOURS} h); "
+                "withdrawing with it still works."
+            )
         return (None, respondent)
 
     def authenticate_header(self, request):
@@ -81,6 +95,23 @@ class RespondentTokenScheme(OpenApiAuthenticationExtension):
         return {"type": "apiKey", "in": "header", "name": TOKEN_HEADER}
 
 
+class StudyApiOpen(permissions.BasePermission):
+    """STUDY_API: "open" to anyone, "clients" to front ends that send one of STUDY_API_CLIENT_KEYS as
+    X-Study-Client, or "off". Withdrawing (DELETE with a respondent token) is never refused here."""
+
+    def has_permission(self, request, view):
+        if settings.STUDY_API == "open" or request.method == "DELETE":
+            return True
+        if settings.STUDY_API == "clients":
+            sent = request.headers.get(CLIENT_HEADER, "").encode()
+            if any(hmac.compare_digest(sent, key.encode()) for key in settings.STUDY_API_CLIENT_KEYS):
+                return True
+            raise exceptions.PermissionDenied(
+                f"The study API takes only registered front ends: send the site's client key as {CLIENT_HEADER}."
+            )
+        raise exceptions.PermissionDenied("The study API is turned off on this site; take part through its pages.")
+
+
 class HasRespondentToken(permissions.BasePermission):
     message = f"Send the {TOKEN_HEADER} header that POST /api/v1/study/consent/ returned."
 
@@ -91,7 +122,7 @@ class HasRespondentToken(permissions.BasePermission):
 class RespondentApiView(APIView):
     # The respondent token, never cookies: no session, so no cross-site request can act as a respondent.
     authentication_classes = [RespondentTokenAuthentication]
-    permission_classes = [HasRespondentToken]
+    permission_classes = [StudyApiOpen, HasRespondentToken]
     throttle_classes = [AnonymousPostThrottle, SubmitRateThrottle]
 
     def permission_denied(self, request, message=None, code=None):
@@ -101,7 +132,7 @@ class RespondentApiView(APIView):
 
 class ConsentApi(APIView):
     authentication_classes: list = []
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [StudyApiOpen]
     throttle_classes = [AnonymousPostThrottle, ConsentRateThrottle]
 
     @extend_schema_serializer(component_name="ConsentText")
@@ -116,7 +147,7 @@ class ConsentApi(APIView):
     @extend_schema_serializer(component_name="ConsentRequest")
     class InputSerializer(serializers.Serializer):
         consent_version = serializers.CharField(max_length=32)
-        accept = serializers.BooleanField()
+        accept = StrictBooleanField()
         panel = serializers.DictField(
             child=serializers.CharField(max_length=128, allow_blank=True),
             required=False,
@@ -127,9 +158,11 @@ class ConsentApi(APIView):
     class CreatedSerializer(serializers.Serializer):
         respondent = serializers.UUIDField()
         token = serializers.CharField(help_text=f"Send as {TOKEN_HEADER}; shown only now.")
-        resumed = serializers.BooleanField(help_text="An unfinished respondent with this panel ID was resumed.")
+        resumed = serializers.BooleanField(help_text="The respondent of this panel session was resumed.")
 
-    @extend_schema(operation_id="study_consent_read", responses={200: OutputSerializer, 404: ErrorSerializer})
+    @extend_schema(
+        operation_id="study_consent_read", responses={200: OutputSerializer, 404: ErrorSerializer, **errors(403)}
+    )
     def get(self, request):
         text = selectors.consent_text_current(study=STUDY)
         if text is None:
@@ -139,16 +172,21 @@ class ConsentApi(APIView):
     @extend_schema(
         operation_id="study_consent_give",
         request=InputSerializer,
-        responses={201: CreatedSerializer, 200: CreatedSerializer, **errors(400, 409, 429)},
+        responses={201: CreatedSerializer, 200: CreatedSerializer, **errors(400, 403, 409, 429)},
         description="Consent to the current text. `accept: false` stores nothing (400, with the no-consent "
-        "completion code for panel arrivals). A returning unfinished panel respondent resumes (200).",
+        "completion code for panel arrivals). An arrival from the same panel session (PROLIFIC_PID, STUDY_ID and "
+        "SESSION_ID) resumes its respondent (200); a panel ID alone resumes nobody.",
     )
     def post(self, request):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         outcome = services.respondent_consent(
-            study=STUDY, consent_version=data["consent_version"], accept=data["accept"], panel=data.get("panel")
+            study=STUDY,
+            consent_version=data["consent_version"],
+            accept=data["accept"],
+            panel=data.get("panel"),
+            network_bucket=network_bucket(request),
         )
         body = {"respondent": outcome.respondent.pk, "token": outcome.token, "resumed": outcome.resumed}
         return Response(body, status=status.HTTP_200_OK if outcome.resumed else status.HTTP_201_CREATED)
@@ -204,7 +242,7 @@ class NextItemApi(RespondentApiView):
                 },
             ),
             204: OpenApiResponse(description="The respondent is done, or nothing is open."),
-            **errors(401),
+            **errors(401, 403),
         },
     )
     def get(self, request):
@@ -220,7 +258,7 @@ class ResponseCreateApi(RespondentApiView):
     class InputSerializer(serializers.Serializer):
         candidate = serializers.IntegerField(required=False)
         attention_check = serializers.IntegerField(required=False)
-        confirmed = serializers.BooleanField(required=False)
+        confirmed = StrictBooleanField(required=False)
         # Letters are checked by the service, whose messages name the problem ("unknown option 'X'").
         ordering = serializers.ListField(child=serializers.JSONField(), required=False, allow_empty=True)
         time_on_item_ms = serializers.IntegerField(required=False, min_value=0)
@@ -254,7 +292,7 @@ class ResponseCreateApi(RespondentApiView):
         responses={
             201: OutputSerializer,
             200: OpenApiResponse(OutputSerializer, description="A repeat: the stored response, not counted again."),
-            **errors(400, 401, 403, 429),
+            **errors(400, 401, 403, 409, 429),
         },
     )
     def post(self, request):
@@ -310,7 +348,7 @@ class RespondentApi(RespondentApiView):
         education = serializers.ChoiceField(Respondent.Education.choices, required=False, allow_blank=True)
         native_language = serializers.ChoiceField(Respondent.NativeLanguage.choices, required=False, allow_blank=True)
 
-    @extend_schema(operation_id="study_respondent_read", responses={200: OutputSerializer, **errors(401)})
+    @extend_schema(operation_id="study_respondent_read", responses={200: OutputSerializer, **errors(401, 403)})
     def get(self, request):
         respondent = request.auth
         code = services.respondent_outcome_code(respondent=respondent) if respondent.is_complete else None
@@ -327,7 +365,10 @@ class RespondentApi(RespondentApiView):
     @extend_schema(
         operation_id="study_respondent_demographics",
         request=DemographicsSerializer,
-        responses={204: OpenApiResponse(description="Stored; omitted questions are skipped."), **errors(400, 401, 429)},
+        responses={
+            204: OpenApiResponse(description="Stored; omitted questions are skipped."),
+            **errors(400, 401, 403, 429),
+        },
     )
     def patch(self, request):
         serializer = self.DemographicsSerializer(data=request.data)

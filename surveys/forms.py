@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django import forms
 from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
+from django.http import HttpRequest
 
 from scoring.rankings import OPTIONS, RankingError, ranking_from_positions, validate_ranking
 from surveys.models import Respondent
@@ -69,20 +72,38 @@ class RankingForm(forms.Form):
 
 
 FORM_TIME_SALT = "surveys.consent.form_time"
+# A consent page left open longer than this is stale: its display time no longer vouches for anything.
+FORM_TIME_MAX_AGE = 3 * 3600
+# The session's nonce, which a display time must carry and which a consent uses up.
+FORM_NONCE_SESSION_KEY = "consent_form_nonce"
 
 
-def form_time_token(now: float | None = None) -> str:
-    """A signed record of when the consent page was shown, sent back with the form."""
-    return signing.dumps(time.time() if now is None else now, salt=FORM_TIME_SALT)
+def form_time_token(session: SessionBase, now: float | None = None) -> str:
+    """A signed record of when the consent page was shown to this browser session, sent back with the form.
+
+    It carries the session's nonce (created here on the first page), so it is good for this session only, and only
+    until a consent uses the nonce up.
+    """
+    nonce = session.get(FORM_NONCE_SESSION_KEY)
+    if not nonce:
+        nonce = session[FORM_NONCE_SESSION_KEY] = secrets.token_urlsafe(16)
+    return signing.dumps({"t": time.time() if now is None else now, "n": nonce}, salt=FORM_TIME_SALT)
 
 
-def form_time_read(token: str | None) -> float | None:
-    """The display time inside a `form_time_token`, or None when it is missing or was not signed by us."""
+def form_time_read(token: str | None, session: SessionBase) -> tuple[float | None, str]:
+    """The display time inside a `form_time_token` and what is wrong with it: "" when nothing, `no_form_time` when
+    it is missing, forged or older than FORM_TIME_MAX_AGE, `form_time_reused` when it was issued to another session
+    or its nonce was used up by a consent."""
     try:
-        shown_at = signing.loads(token or "", salt=FORM_TIME_SALT)
+        payload = signing.loads(token or "", salt=FORM_TIME_SALT, max_age=FORM_TIME_MAX_AGE)
     except signing.BadSignature:
-        return None
-    return float(shown_at) if isinstance(shown_at, int | float) else None
+        return None, Respondent.Suspicion.NO_FORM_TIME
+    shown_at = payload.get("t") if isinstance(payload, dict) else None
+    if not isinstance(shown_at, int | float) or time.time() - shown_at > FORM_TIME_MAX_AGE:
+        return None, Respondent.Suspicion.NO_FORM_TIME
+    if not payload.get("n") or payload.get("n") != session.get(FORM_NONCE_SESSION_KEY):
+        return float(shown_at), Respondent.Suspicion.FORM_TIME_REUSED
+    return float(shown_at), ""
 
 
 class ConsentForm(forms.Form):
@@ -90,14 +111,17 @@ class ConsentForm(forms.Form):
     nothing about the person is stored before it.
 
     Two cheap signs of automation ride along too: a honeypot field that people never see (hidden by the
-    stylesheet, not by `type=hidden`, which bots skip) and the signed time the page was shown. Either only
-    flags the respondent (`suspicion()`); nobody is turned away for it.
+    stylesheet, not by `type=hidden`, which bots skip) and the signed time the page was shown, bound to the browser
+    session and good for one consent. Either only flags the respondent (`suspicion()`); nobody is turned away for it.
     """
 
     HONEYPOT = "contact_note"
+    PANEL_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
 
     agree = forms.BooleanField(required=False, label="I have read the information above and I agree to take part.")
     PROLIFIC_PID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
+    STUDY_ID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
+    SESSION_ID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
     pid = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
     contact_note = forms.CharField(
         required=False,
@@ -105,23 +129,29 @@ class ConsentForm(forms.Form):
         label="Leave this field empty",
         widget=forms.TextInput(attrs={"autocomplete": "off", "tabindex": "-1"}),
     )
-    form_time = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput)
+    # Disabled: it always renders a fresh token (computed when the page is drawn, after any consent used the last
+    # one up), and the posted one is read from the raw data by `suspicion()`.
+    form_time = forms.CharField(required=False, disabled=True, widget=forms.HiddenInput)
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["form_time"].initial = form_time_token()
+    def __init__(self, *args, request: HttpRequest, **kwargs) -> None:
+        initial = kwargs.pop("initial", None) or {name: request.GET.get(name, "") for name in self.PANEL_FIELDS}
+        super().__init__(*args, initial=initial, **kwargs)
+        self.session = request.session
+        self.fields["form_time"].initial = lambda: form_time_token(self.session)
 
     def panel(self) -> dict[str, str]:
-        return {name: self.cleaned_data[name] for name in ("PROLIFIC_PID", "pid") if self.cleaned_data.get(name)}
+        return {name: self.cleaned_data[name] for name in self.PANEL_FIELDS if self.cleaned_data.get(name)}
 
     def suspicion(self, now: float | None = None) -> list[str]:
-        """`Respondent.Suspicion` codes for this (valid) submission: honeypot filled, too fast, or unsigned."""
+        """`Respondent.Suspicion` codes for this (valid) submission: honeypot filled, too fast, missing or reused
+        display time. Uses up the session's nonce, so the same display time cannot vouch for a second consent."""
         reasons = []
         if self.cleaned_data.get(self.HONEYPOT):
             reasons.append(Respondent.Suspicion.HONEYPOT)
-        shown_at = form_time_read(self.cleaned_data.get("form_time"))
-        if shown_at is None:
-            reasons.append(Respondent.Suspicion.NO_FORM_TIME)
+        shown_at, problem = form_time_read(self.data.get("form_time"), self.session)
+        self.session.pop(FORM_NONCE_SESSION_KEY, None)
+        if problem:
+            reasons.append(problem)
         elif (time.time() if now is None else now) - shown_at < settings.STUDY_CONSENT_MIN_SECONDS:
             reasons.append(Respondent.Suspicion.TOO_FAST)
         return reasons

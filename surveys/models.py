@@ -82,6 +82,8 @@ class KeyCandidate(models.Model):
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
+        # The promotion rule decided, but the evidence looked manufactured: a researcher decides (surveys/integrity.py).
+        HELD = "held", "Held for review"
         RETAINED = "retained", "Retained"
         REJECTED = "rejected", "Rejected"
         SUPERSEDED = "superseded", "Superseded"
@@ -102,6 +104,13 @@ class KeyCandidate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     decided_at = models.DateTimeField(null=True, blank=True, help_text="When it was retained or rejected.")
+    needs_review = models.BooleanField(
+        default=False,
+        help_text="A researcher should look: the decision was held, or the evidence changed after it was taken.",
+    )
+    review_reasons = models.JSONField(
+        default=list, blank=True, help_text="Why it needs review: a list of {code, message}; empty once reviewed."
+    )
 
     class Meta:
         ordering = ["dilemma", "virtue__position", "round"]
@@ -112,9 +121,10 @@ class KeyCandidate(models.Model):
                 name="key_candidate_one_retained_per_dilemma_virtue",
             ),
             models.UniqueConstraint(fields=["dilemma", "virtue", "round"], name="key_candidate_unique_round"),
+            # One round in progress per pair: open for answers, or held for review.
             models.UniqueConstraint(
                 fields=["dilemma", "virtue"],
-                condition=Q(status="open"),
+                condition=Q(status__in=["open", "held"]),
                 name="key_candidate_one_open_per_dilemma_virtue",
             ),
             models.CheckConstraint(
@@ -196,7 +206,7 @@ class Respondent(models.Model):
     Never holds an IP address, user agent, name or e-mail. A panel ID (Prolific or generic `pid`) is kept
     only as an HMAC-SHA256 under a secret key, so the same person cannot take a study twice, and the API
     token only as a SHA-256. Demographics are optional coarse bands. A flagged respondent failed an attention
-    check: their answers are kept but excluded from N and Y.
+    check or came with a panel ID that had already taken part: their answers are kept but excluded from N and Y.
     """
 
     class Panel(models.TextChoices):
@@ -248,10 +258,12 @@ class Respondent(models.Model):
         OTHER = "other", "Another language"
 
     class Suspicion(models.TextChoices):
-        # Signs of an automated consent (see virtuemap_site/abuse.py and README "Security"); flagged, never dropped.
+        # Signs of an automated consent (see virtuemap_site/abuse.py and docs/threat-model.md); flagged, never dropped.
         HONEYPOT = "honeypot", "Filled in the hidden field people never see"
         TOO_FAST = "too_fast", "Consented sooner after the page was shown than STUDY_CONSENT_MIN_SECONDS"
-        NO_FORM_TIME = "no_form_time", "Consent sent without the page's signed display time (not from our form)"
+        NO_FORM_TIME = "no_form_time", "Consent sent without a valid signed display time from our page"
+        FORM_TIME_REUSED = "form_time_reused", "The page's display time was issued to another browser or used before"
+        PANEL_ID_REUSED = "panel_id_reused", "Arrived with a panel ID that already took part; answers not counted"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     study = models.CharField(max_length=16, choices=Study.choices)
@@ -262,6 +274,12 @@ class Respondent(models.Model):
     panel = models.CharField(max_length=16, choices=Panel.choices, blank=True, default=Panel.NONE)
     # NULL rather than "" for "none": the unique constraints must not treat all absent values as one.
     panel_id_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001
+    # HMAC of the panel ID with the panel's study and session IDs: only an arrival from the same panel session may
+    # resume this respondent (a panel ID alone is an identifier, not a credential).
+    panel_session_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001
+    # 16 bits of a keyed hash of the client's network (/24 or /48) at consent: many answers from one network show, no
+    # network or address can be read back (65,536 buckets, each shared by 256 IPv4 /24 networks).
+    network_bucket = models.PositiveIntegerField(null=True, blank=True, editable=False)
     token_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
     age_band = models.CharField(max_length=8, choices=AgeBand.choices, blank=True)
     gender = models.CharField(max_length=16, choices=Gender.choices, blank=True)
@@ -269,12 +287,16 @@ class Respondent(models.Model):
     education = models.CharField(max_length=16, choices=Education.choices, blank=True)
     native_language = models.CharField(max_length=16, choices=NativeLanguage.choices, blank=True)
     attention_checks_failed = models.PositiveSmallIntegerField(default=0)
-    flagged = models.BooleanField(default=False, help_text="Failed an attention check; excluded from N and Y.")
+    flagged = models.BooleanField(
+        default=False,
+        help_text="Excluded from N and Y: failed an attention check, or came with a panel ID that already took part.",
+    )
     suspicion = models.CharField(
-        max_length=64,
+        max_length=128,
         blank=True,
-        help_text="Why this consent looks automated: comma-separated codes (honeypot, too_fast, no_form_time); "
-        "empty = nothing suspicious. The respondent continues normally and still counts; researchers decide.",
+        help_text="Why this consent looks automated: comma-separated codes (honeypot, too_fast, no_form_time, "
+        "form_time_reused, panel_id_reused); empty = nothing suspicious. The respondent continues normally; "
+        "researchers decide, and the key review weighs it.",
     )
     completed_at = models.DateTimeField(null=True, blank=True)
 
@@ -387,6 +409,9 @@ class KeyDecision(models.Model):
         REJECTED = "rejected", "Rejected"
         SUPERSEDED = "superseded", "Superseded"
         REOPENED = "reopened", "Reopened"
+        HELD = "held", "Held for review (the evidence looked manufactured)"
+        FLAGGED = "flagged", "Flagged for review (the evidence changed after the decision)"
+        REVIEWED = "reviewed", "Reviewed: the decision stands"
 
     candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="decisions")
     action = models.CharField(max_length=16, choices=Action.choices)
@@ -412,6 +437,11 @@ class KeyDecision(models.Model):
         blank=True,
         related_name="+",
         help_text="The next round opened by a rejection, or the key that superseded this one.",
+    )
+    concerns = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Held or flagged: what the review is about, a list of {code, message, value, limit}.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
@@ -154,6 +154,15 @@ def respondent_by_token(*, token: str, study: str | None = None) -> Respondent |
     if study:
         respondents = respondents.filter(study=study)
     return respondents.first()
+
+
+def respondent_token_expired(*, respondent: Respondent, now: datetime | None = None) -> bool:
+    """Whether the respondent's API token has outlived STUDY_TOKEN_TTL_HOURS since consent."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    lifetime = timedelta(hours=settings.STUDY_TOKEN_TTL_HOURS)
+    return (now or timezone.now()) > respondent.consented_at + lifetime
 
 
 def respondent_by_id(*, respondent_id: object, study: str | None = None) -> Respondent | None:

@@ -21,9 +21,10 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from scoring import nearest_profiles_prepared, virtue_profile_from_table
+from scoring.integrity import Concern
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
-from surveys import selectors
+from surveys import integrity, selectors
 from surveys.consent_defaults import DEFAULT_CONSENT_TEXTS
 from surveys.models import (
     Assignment,
@@ -173,43 +174,75 @@ DEMOGRAPHIC_FIELDS: dict[str, type[models.TextChoices]] = {
 
 @dataclass(frozen=True)
 class PanelArrival:
-    """Who sent the respondent: the panel and the respondent's ID there (never stored as is)."""
+    """Who sent the respondent: the panel, the respondent's ID there (never stored as is) and, for Prolific, the
+    panel's study and session IDs of this visit (empty when the link carried none)."""
 
     panel: str
     panel_id: str
+    study_id: str = ""
+    session_id: str = ""
+
+    @property
+    def has_session(self) -> bool:
+        return bool(self.study_id and self.session_id)
 
 
 @dataclass(frozen=True)
 class ConsentOutcome:
-    """The respondent who consented, a fresh API token (shown once, stored only hashed), and whether an
-    unfinished respondent with the same panel ID was resumed rather than created."""
+    """The respondent who consented, a fresh API token (shown once, stored only hashed), and whether the same
+    panel session's unfinished respondent was resumed rather than created."""
 
     respondent: Respondent
     token: str
     resumed: bool
 
 
+def _panel_value(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, str) or not PANEL_ID_PATTERN.match(value):
+        raise ApplicationError(
+            f"{name} must be 1–128 letters, digits, '-' or '_'.", {"field": f"panel.{name}"}, status=400
+        )
+    return value
+
+
 def panel_arrival_from_params(params: Mapping[str, Any]) -> PanelArrival | None:
-    """Return the panel arrival in query parameters (`PROLIFIC_PID`, else a generic `pid`), or None.
+    """Return the panel arrival in query parameters (`PROLIFIC_PID` with `STUDY_ID` and `SESSION_ID`, else a
+    generic `pid`), or None.
 
     Raises ApplicationError for an ID that is not 1–128 letters, digits, '-' or '_'.
     """
-    for name, panel in (("PROLIFIC_PID", Respondent.Panel.PROLIFIC), ("pid", Respondent.Panel.GENERIC)):
-        value = params.get(name)
-        if value in (None, ""):
-            continue
-        if not isinstance(value, str) or not PANEL_ID_PATTERN.match(value):
-            raise ApplicationError(
-                f"{name} must be 1–128 letters, digits, '-' or '_'.", {"field": f"panel.{name}"}, status=400
-            )
-        return PanelArrival(panel=panel, panel_id=value)
+    if prolific_id := _panel_value(params, "PROLIFIC_PID"):
+        return PanelArrival(
+            panel=Respondent.Panel.PROLIFIC,
+            panel_id=prolific_id,
+            study_id=_panel_value(params, "STUDY_ID"),
+            session_id=_panel_value(params, "SESSION_ID"),
+        )
+    if generic_id := _panel_value(params, "pid"):
+        return PanelArrival(panel=Respondent.Panel.GENERIC, panel_id=generic_id)
     return None
+
+
+def _keyed_hash(*parts: str) -> str:
+    # The separator keeps ("ab", "c") and ("a", "bc") apart.
+    message = "\x1e".join(parts).encode()
+    return hmac.new(settings.STUDY_PANEL_HMAC_KEY.encode(), message, hashlib.sha256).hexdigest()
 
 
 def panel_id_hash(panel_id: str) -> str:
     """HMAC-SHA256 of a panel ID under `STUDY_PANEL_HMAC_KEY`, as hex. Without the key it cannot be reversed
     or recomputed from a list of IDs."""
-    return hmac.new(settings.STUDY_PANEL_HMAC_KEY.encode(), panel_id.encode(), hashlib.sha256).hexdigest()
+    return _keyed_hash(panel_id)
+
+
+def panel_session_hash(arrival: PanelArrival) -> str | None:
+    """The keyed hash that ties a respondent to one panel session (ID, study and session), or None without one."""
+    if not arrival.has_session:
+        return None
+    return _keyed_hash("session", arrival.panel, arrival.panel_id, arrival.study_id, arrival.session_id)
 
 
 def token_hash(token: str) -> str:
@@ -231,6 +264,24 @@ def consent_text_install_defaults() -> list[ConsentText]:
     return created
 
 
+def study_access_check(*, study: str, arrival: PanelArrival | None) -> None:
+    """Refuse (403) an arrival the validation study does not admit: with STUDY_ACCESS=panel only a Prolific
+    arrival with a session of the study STUDY_PANEL_STUDY_ID; with that set, never a Prolific arrival for another
+    study. The other studies admit anyone."""
+    if study != Study.VALIDATION:
+        return
+    expected = settings.STUDY_PANEL_STUDY_ID
+    prolific = arrival is not None and arrival.panel == Respondent.Panel.PROLIFIC
+    if expected and prolific and arrival.study_id != expected:
+        raise ApplicationError("This link belongs to another study.", {"field": "panel.STUDY_ID"}, status=403)
+    if settings.STUDY_ACCESS == "panel" and not (prolific and arrival.has_session and arrival.study_id == expected):
+        raise ApplicationError(
+            "This study is open only to participants who arrive from its panel study, through the panel's link.",
+            {"access": "panel"},
+            status=403,
+        )
+
+
 @transaction.atomic
 def respondent_consent(
     *,
@@ -239,14 +290,19 @@ def respondent_consent(
     accept: bool,
     panel: Mapping[str, Any] | None = None,
     suspicion: Sequence[str] = (),
+    network_bucket: int | None = None,
 ) -> ConsentOutcome:
     """Record consent to the current consent text of `study` and return the respondent with a new token.
 
-    Nothing is stored unless `accept` is true and `consent_version` is the current version. A panel
-    arrival is kept only as `panel_id_hash`; a panel ID that already finished this study is refused (409),
-    one that started and did not finish resumes the same respondent with a new token. `suspicion` codes
-    (`Respondent.Suspicion`) are recorded on the respondent (added to earlier ones on a resume); a suspicious
-    respondent is otherwise treated like any other.
+    Nothing is stored unless `accept` is true, `consent_version` is the current version and the study admits the
+    arrival (`study_access_check`). A panel ID is an identifier, not a credential: it is kept only as
+    `panel_id_hash`, and only an arrival from the same panel session (Prolific's ID, study and session IDs) resumes
+    that respondent with a new token. Anyone else arriving with an ID that already took part gets a respondent of
+    their own, answered exactly like a first arrival (nothing reveals that the ID took part) but excluded from N and
+    Y (`flagged`, suspicion `panel_id_reused`): one participation per panel ID, and nobody else's token is revoked.
+    `suspicion` codes (`Respondent.Suspicion`) are recorded on the respondent (added to earlier ones on a resume);
+    a suspicious respondent is otherwise treated like any other. `network_bucket` is the respondent's network as
+    `virtuemap_site.abuse.network_bucket` gives it, for the key review.
     """
     unknown = set(suspicion) - set(Respondent.Suspicion.values)
     if unknown:
@@ -255,6 +311,7 @@ def respondent_consent(
     if accept is not True:
         extra = {"completion_code": completion_code_for(outcome="no_consent")} if arrival else {}
         raise ApplicationError("Consent was not given, so nothing was stored.", extra, status=400)
+    study_access_check(study=study, arrival=arrival)
     text = selectors.consent_text_current(study=study)
     if text is None:
         raise ApplicationError(f"The {study} study has no consent text yet.", {}, status=409)
@@ -265,30 +322,56 @@ def respondent_consent(
             status=409,
         )
     token = secrets.token_urlsafe(32)
-    hashed_panel_id = panel_id_hash(arrival.panel_id) if arrival else None
-    if hashed_panel_id:
-        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token, suspicion=suspicion)
-        if resumed:
-            return ConsentOutcome(respondent=resumed, token=token, resumed=True)
-    try:
-        # A savepoint, so that a twin request with the same panel ID that wins the race turns into a resume.
-        with transaction.atomic():
-            respondent = Respondent.objects.create(
-                study=study,
-                consent_text=text,
-                consent_version=text.version,
-                consent_text_hash=text.text_hash,
-                consented_at=timezone.now(),
-                panel=arrival.panel if arrival else Respondent.Panel.NONE,
-                panel_id_hash=hashed_panel_id,
-                token_hash=token_hash(token),
-                suspicion=_suspicion_text(suspicion),
-            )
-    except IntegrityError:
-        resumed = _respondent_resume(study=study, hashed_panel_id=hashed_panel_id, token=token, suspicion=suspicion)
-        if resumed is None:
-            raise
-        return ConsentOutcome(respondent=resumed, token=token, resumed=True)
+    fields = {
+        "study": study,
+        "consent_text": text,
+        "consent_version": text.version,
+        "consent_text_hash": text.text_hash,
+        "panel": arrival.panel if arrival else Respondent.Panel.NONE,
+        "token_hash": token_hash(token),
+        "network_bucket": network_bucket,
+    }
+    if arrival is None:
+        respondent = Respondent.objects.create(
+            **fields, consented_at=timezone.now(), suspicion=_suspicion_text(suspicion)
+        )
+        return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+    for _ in range(2):
+        # A savepoint, so that a twin request with the same panel ID that wins the race is looked at again.
+        try:
+            with transaction.atomic():
+                return _panel_respondent_consent(arrival=arrival, fields=fields, token=token, suspicion=suspicion)
+        except IntegrityError:
+            continue
+    raise ApplicationError("Please try again.", {}, status=409)
+
+
+def _panel_respondent_consent(
+    *, arrival: PanelArrival, fields: dict[str, Any], token: str, suspicion: Sequence[str]
+) -> ConsentOutcome:
+    hashed_id, session = panel_id_hash(arrival.panel_id), panel_session_hash(arrival)
+    earlier = Respondent.objects.select_for_update().filter(study=fields["study"], panel_id_hash=hashed_id).first()
+    if earlier is not None and session is not None and earlier.panel_session_hash == session:
+        # The same panel session (another device, a lost cookie): the same respondent, finished or not.
+        earlier.token_hash = fields["token_hash"]
+        earlier.suspicion = _suspicion_text([*filter(None, earlier.suspicion.split(",")), *suspicion])
+        earlier.save(update_fields=["token_hash", "suspicion"])
+        return ConsentOutcome(respondent=earlier, token=token, resumed=True)
+    if earlier is not None:
+        respondent = Respondent.objects.create(
+            **fields,
+            consented_at=timezone.now(),
+            flagged=True,
+            suspicion=_suspicion_text([*suspicion, Respondent.Suspicion.PANEL_ID_REUSED]),
+        )
+        return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+    respondent = Respondent.objects.create(
+        **fields,
+        consented_at=timezone.now(),
+        panel_id_hash=hashed_id,
+        panel_session_hash=session,
+        suspicion=_suspicion_text(suspicion),
+    )
     return ConsentOutcome(respondent=respondent, token=token, resumed=False)
 
 
@@ -296,20 +379,6 @@ def _suspicion_text(codes: Iterable[str]) -> str:
     """Suspicion codes as stored: unique, in the order of `Respondent.Suspicion`, comma-separated."""
     chosen = set(codes)
     return ",".join(code for code in Respondent.Suspicion.values if code in chosen)
-
-
-def _respondent_resume(
-    *, study: str, hashed_panel_id: str | None, token: str, suspicion: Sequence[str] = ()
-) -> Respondent | None:
-    respondent = Respondent.objects.select_for_update().filter(study=study, panel_id_hash=hashed_panel_id).first()
-    if respondent is None:
-        return None
-    if respondent.is_complete:
-        raise ApplicationError("This panel ID has already taken part in this study.", {}, status=409)
-    respondent.token_hash = token_hash(token)
-    respondent.suspicion = _suspicion_text([*filter(None, respondent.suspicion.split(",")), *suspicion])
-    respondent.save(update_fields=["token_hash", "suspicion"])
-    return respondent
 
 
 @transaction.atomic
@@ -336,7 +405,8 @@ def respondent_withdraw(*, respondent: Respondent) -> list[int]:
     """Delete the respondent and everything they gave (their rows cascade), and recompute N and Y of every
     candidate they answered, so the counters equal the stored responses again. Returns those candidates' ids.
 
-    A decision already taken stands (its evidence is in its KeyDecision); a researcher can reopen it.
+    A decision already taken stands (its evidence is in its KeyDecision); one the rule took automatically and the
+    remaining counts no longer carry is flagged for review (`surveys.integrity`).
     """
     locked = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
     if locked is None:
@@ -385,7 +455,7 @@ def validation_open(
     """Open a validation round for each dilemma×virtue pair (all 35 when `pairs` is None) from the proposed
     orderings, as new OPEN candidates with provenance PROPOSED; return the candidates created.
 
-    A pair that already has an open candidate is left alone, so re-running changes nothing. The new round
+    A pair that already has an open (or held) candidate is left alone, so re-running changes nothing. The new round
     number follows the pair's last one (round 1 after the published round 0). Raises ApplicationError for
     a pair with no proposed ordering.
     """
@@ -397,7 +467,7 @@ def validation_open(
     created = []
     for dilemma_id, virtue_id in pairs:
         existing = KeyCandidate.objects.select_for_update().filter(dilemma_id=dilemma_id, virtue_id=virtue_id)
-        if existing.filter(status=KeyCandidate.Status.OPEN).exists():
+        if existing.filter(status__in=[KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD]).exists():
             continue
         last_round = existing.aggregate(last=models.Max("round"))["last"]
         candidate = KeyCandidate.objects.create(
@@ -533,9 +603,11 @@ def validation_response_submit(
     one identical to the candidate counts as a confirmation. The candidate row is locked while N and Y are
     updated, so concurrent submissions never lose a count. The response counts while the candidate is open
     and the respondent is not flagged. When the rule decides, the candidate is retained (superseding the
-    pair's previous key) or rejected (opening the next round from the Kemeny consensus of the corrections).
-    A repeat submission for the same candidate returns the stored response, unchanged and not recounted.
-    Bad input raises ApplicationError and writes nothing.
+    pair's previous key) or rejected (opening the next round from the Kemeny consensus of the corrections), unless
+    the evidence looks manufactured: then it is held for a researcher (`surveys.integrity`).
+    A repeat submission of the same answer returns the stored response, unchanged and not recounted; a different
+    answer to the same candidate is refused (409): the first answer stands. Bad input raises ApplicationError and
+    writes nothing.
     """
     if not isinstance(confirmed, bool):
         raise ApplicationError("'confirmed' must be true or false.", {"field": "confirmed"})
@@ -550,15 +622,17 @@ def validation_response_submit(
         )
     # The lock serialises every submission for this candidate: N, Y and the decision see each other's writes.
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate_id)
-    existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
-    if existing is not None:
-        return SubmitOutcome(response=existing, created=False)
     if confirmed and corrected is not None and corrected != candidate.ordering:
         raise ApplicationError(
             "A confirmation cannot come with a different ordering; send confirmed: false to correct.",
             {"field": "ordering"},
         )
     final = corrected or candidate.ordering
+    existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
+    if existing is not None:
+        if existing.ordering != final:
+            raise _first_answer_stands(ordering=existing.ordering, confirmed=existing.confirmed)
+        return SubmitOutcome(response=existing, created=False)
     now = timezone.now()
     counted = candidate.status == KeyCandidate.Status.OPEN
     response = ValidationResponse.objects.create(
@@ -583,11 +657,23 @@ def validation_response_submit(
             settings.KEY_MIN_EVALUATIONS,
             settings.KEY_MIN_CONFIRMATION,
         )
-        if decision.outcome is PromotionOutcome.RETAINED:
+        concerns = integrity.decision_concerns(candidate=candidate, outcome=decision.outcome)
+        if concerns:
+            _candidate_hold(candidate=candidate, outcome=decision.outcome, concerns=concerns)
+        elif decision.outcome is PromotionOutcome.RETAINED:
             _candidate_retain(candidate=candidate, reason="promotion rule: N > minimum and q ≥ threshold")
         elif decision.outcome is PromotionOutcome.REJECTED:
             _candidate_reject(candidate=candidate, reason="promotion rule: the threshold is out of reach")
     return SubmitOutcome(response=response, created=True)
+
+
+def _first_answer_stands(**stored: Any) -> ApplicationError:
+    """A repeat that contradicts the stored answer: refused, and the stored one is what counts."""
+    if "ordering" in stored:
+        stored["ordering"] = list(stored["ordering"])
+    return ApplicationError(
+        "This item was already answered differently; the first answer stands.", {"stored": stored}, status=409
+    )
 
 
 def _time_on_item(*, assignment: Assignment, now: datetime, reported_ms: int | None) -> int:
@@ -604,8 +690,8 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
     """Record the answer to an instructed-response attention check and return the check.
 
     It is passed when the instructed response is first. A failure flags the respondent: their responses
-    stay stored but no longer count, and N and Y of those candidates are recomputed at once. A repeat
-    submission returns the stored answer.
+    stay stored but no longer count, and N and Y of those candidates are recomputed at once. A repeat of the
+    same answer returns the stored one; a different answer is refused (409): the first answer stands.
     """
     answer = _parse_ordering(ordering)
     respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
@@ -619,6 +705,8 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
             status=403,
         )
     if check.answered_at is not None:
+        if check.check_answer != answer:
+            raise _first_answer_stands(ordering=check.check_answer)
         return check
     check.check_answer = answer
     check.check_passed = answer[0] == check.check_letter
@@ -637,13 +725,19 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
 
 
 def _key_counts_recompute(*, candidate_ids: list[int]) -> None:
-    """Set N and Y of these (already locked) candidates to the counts of their counting responses."""
+    """Set N and Y of these (already locked) candidates to the counts of their counting responses, and flag for
+    review every automatic decision among them that the new counts no longer carry."""
     counts = selectors.key_counts_from_responses(candidate_ids=candidate_ids)
     for candidate_id in candidate_ids:
         n, y = counts.get(candidate_id, (0, 0))
         KeyCandidate.objects.filter(pk=candidate_id).update(
             n_evaluations=n, n_confirmations=y, updated_at=timezone.now()
         )
+    for candidate, reason in integrity.decisions_gone_stale(candidate_ids=candidate_ids):
+        candidate.needs_review = True
+        candidate.review_reasons = [{"code": "evidence_changed", "message": reason}]
+        candidate.save(update_fields=["needs_review", "review_reasons", "updated_at"])
+        _decision_record(candidate=candidate, action=KeyDecision.Action.FLAGGED, reason=reason)
 
 
 def _decision_record(
@@ -653,6 +747,7 @@ def _decision_record(
     reason: str,
     user: Any = None,
     related: KeyCandidate | None = None,
+    concerns: Sequence[Concern] = (),
 ) -> KeyDecision:
     evidence = selectors.key_candidate_evidence(candidate=candidate)
     return KeyDecision.objects.create(
@@ -670,7 +765,28 @@ def _decision_record(
         n_corrections=len(evidence.corrections),
         agreement_tau=evidence.agreement_tau,
         related_candidate=related,
+        concerns=[vars(concern) for concern in concerns],
     )
+
+
+def _review_clear(candidate: KeyCandidate) -> None:
+    # A researcher's decision, or the rule's on sound evidence, settles whatever review was pending.
+    candidate.needs_review = False
+    candidate.review_reasons = []
+
+
+def _candidate_hold(*, candidate: KeyCandidate, outcome: PromotionOutcome, concerns: Sequence[Concern]) -> None:
+    """The rule would decide `outcome`, but the evidence looks manufactured: hold the candidate for a researcher.
+
+    A held candidate is served to nobody and counts no further answers; its reasons are on it and in the audit trail.
+    """
+    candidate.status = KeyCandidate.Status.HELD
+    candidate.needs_review = True
+    candidate.review_reasons = [{"code": concern.code, "message": concern.message} for concern in concerns]
+    candidate.save(update_fields=["status", "needs_review", "review_reasons", "updated_at"])
+    verb = "retain" if outcome is PromotionOutcome.RETAINED else "reject"
+    reason = f"held for review: the rule would {verb} it, but " + "; ".join(c.message for c in concerns)
+    _decision_record(candidate=candidate, action=KeyDecision.Action.HELD, reason=reason, concerns=concerns)
 
 
 def _candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None) -> None:
@@ -688,17 +804,19 @@ def _candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None)
         )
     candidate.status = KeyCandidate.Status.RETAINED
     candidate.decided_at = now
-    candidate.save(update_fields=["status", "decided_at", "updated_at"])
+    _review_clear(candidate)
+    candidate.save(update_fields=["status", "decided_at", "needs_review", "review_reasons", "updated_at"])
     _decision_record(candidate=candidate, action=KeyDecision.Action.RETAINED, reason=reason, user=user)
 
 
 def _candidate_reject(*, candidate: KeyCandidate, reason: str, user: Any = None, open_next: bool = True) -> None:
     """Reject the candidate; if `open_next`, open the next round from the Kemeny consensus of its corrections
     (none when there are no corrections: there is nothing to build a consensus from)."""
-    was_open = candidate.status == KeyCandidate.Status.OPEN
+    was_open = candidate.status in (KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD)
     candidate.status = KeyCandidate.Status.REJECTED
     candidate.decided_at = timezone.now()
-    candidate.save(update_fields=["status", "decided_at", "updated_at"])
+    _review_clear(candidate)
+    candidate.save(update_fields=["status", "decided_at", "needs_review", "review_reasons", "updated_at"])
     successor = None
     consensus = kemeny_consensus(selectors.key_candidate_evidence(candidate=candidate).corrections)
     if open_next and was_open and consensus is not None:
@@ -744,14 +862,14 @@ def key_candidate_promote(*, candidate: KeyCandidate, user: Any, reason: str) ->
 
 @transaction.atomic
 def key_candidate_reject(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
-    """Reject an open or retained candidate by a researcher's decision. An open one is treated as the rule
-    treats it (the next round opens from the consensus of its corrections); a retained one leaves the pair
+    """Reject an open, held or retained candidate by a researcher's decision. An open or held one is treated as
+    the rule treats it (the next round opens from the consensus of its corrections); a retained one leaves the pair
     without a key until another is retained."""
     reason = _reason_required(reason)
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
-    if candidate.status not in (KeyCandidate.Status.OPEN, KeyCandidate.Status.RETAINED):
+    if candidate.status not in (KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD, KeyCandidate.Status.RETAINED):
         raise ApplicationError(
-            f"Only an open or retained candidate can be rejected; {candidate} is {candidate.status}."
+            f"Only an open, held or retained candidate can be rejected; {candidate} is {candidate.status}."
         )
     _candidate_reject(candidate=candidate, reason=reason, user=user)
     return candidate
@@ -761,8 +879,9 @@ def key_candidate_reject(*, candidate: KeyCandidate, user: Any, reason: str) -> 
 def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
     """Put a decided candidate's ordering back to respondents as a new round with fresh counts.
 
-    The candidate itself keeps its status and evidence (history is never rewritten); an open round of the
-    same pair is closed as rejected without a successor. Returns the new open candidate.
+    The candidate itself keeps its status and evidence (history is never rewritten); an open or held round of the
+    same pair (a held candidate being reopened included) is closed as rejected without a successor. Returns the new
+    open candidate.
     """
     reason = _reason_required(reason)
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
@@ -771,7 +890,10 @@ def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> 
     rounds = KeyCandidate.objects.select_for_update().filter(
         dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id
     )
-    for open_candidate in rounds.filter(status=KeyCandidate.Status.OPEN):
+    if candidate.needs_review and candidate.status != KeyCandidate.Status.HELD:
+        _review_clear(candidate)
+        candidate.save(update_fields=["needs_review", "review_reasons", "updated_at"])
+    for open_candidate in rounds.filter(status__in=[KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD]):
         _candidate_reject(
             candidate=open_candidate, reason=f"closed by reopening {candidate}: {reason}", user=user, open_next=False
         )
@@ -790,6 +912,23 @@ def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> 
         candidate=reopened, action=KeyDecision.Action.OPENED, reason=f"reopened {candidate}: {reason}", user=user
     )
     return reopened
+
+
+@transaction.atomic
+def key_candidate_review_keep(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
+    """Settle the review of a retained or rejected candidate flagged after its evidence changed: the decision
+    stands, with the researcher's reason in the audit trail. A held candidate needs a decision instead (promote,
+    reject or reopen)."""
+    reason = _reason_required(reason)
+    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
+    if candidate.status == KeyCandidate.Status.HELD:
+        raise ApplicationError(f"{candidate} is held: promote, reject or reopen it.")
+    if not candidate.needs_review:
+        raise ApplicationError(f"{candidate} awaits no review.")
+    _review_clear(candidate)
+    candidate.save(update_fields=["needs_review", "review_reasons", "updated_at"])
+    _decision_record(candidate=candidate, action=KeyDecision.Action.REVIEWED, reason=reason, user=user)
+    return candidate
 
 
 # --- Profiles -------------------------------------------------------------------------------------------

@@ -17,11 +17,8 @@ from surveys import forms, selectors, services
 from surveys.charts import RadarSeries, radar_chart
 from surveys.forms import RankingForm
 from surveys.models import Assignment, Respondent, Study
-from virtuemap_site.abuse import rate_limited
+from virtuemap_site.abuse import consent_rate_limited, network_bucket, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
-
-consent_rate_limited = rate_limited("consent", "STUDY_CONSENT_RATE")
-submit_rate_limited = rate_limited("submit", "STUDY_SUBMIT_RATE")
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -83,8 +80,7 @@ def study_consent(request: HttpRequest) -> HttpResponse:
     if current is not None:
         # This browser already consented: carry on (or show the code again) rather than start a second respondent.
         return redirect("study-thanks" if current.is_complete else "study-item")
-    initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
-    form = forms.ConsentForm(request.POST or None, initial=initial)
+    form = forms.ConsentForm(request.POST or None, request=request)
     if request.method == "POST" and form.is_valid():
         panel = form.panel()
         if "decline" in request.POST:
@@ -101,6 +97,7 @@ def study_consent(request: HttpRequest) -> HttpResponse:
                     accept=True,
                     panel=panel,
                     suspicion=form.suspicion(),
+                    network_bucket=network_bucket(request),
                 )
             except ApplicationError as error:
                 form.add_error(None, error.message)
@@ -312,8 +309,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
     answers = ProfileAnswers.load(request, [dilemma.id for dilemma in dilemmas])
     respondent = _profiling_respondent(request)
     text = selectors.consent_text_current(study=Study.PROFILING)
-    initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
-    form = forms.ConsentForm(request.POST or None, initial=initial)
+    form = forms.ConsentForm(request.POST or None, request=request)
     if request.method == "POST" and dilemmas:
         first = reverse("profile-dilemma", args=[dilemmas[0].id])
         if "decline" in request.POST or text is None:
@@ -328,6 +324,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
                     accept=True,
                     panel=form.panel(),
                     suspicion=form.suspicion(),
+                    network_bucket=network_bucket(request),
                 )
             except ApplicationError as error:
                 form.add_error(None, error.message)

@@ -118,3 +118,45 @@ def fake_model(db, fake_provider):
         requests_per_minute=0,
         concurrency=4,
     )
+
+
+@pytest.fixture
+def own_redis(free_port, tmp_path):
+    """A redis-server of the test's own on a free port (`tests.outage.OwnRedis`), stopped after the test."""
+    import shutil
+
+    from tests.outage import OwnRedis
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server on PATH to start a Redis of its own")
+    server = OwnRedis(free_port(), tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+class Clock:
+    """`django.utils.timezone.now` moved by the test: people take seconds to read an item and arrive over hours."""
+
+    def __init__(self) -> None:
+        from datetime import UTC, datetime
+
+        self.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        from datetime import timedelta
+
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """The site's clock under the test's control (`Clock`); starts on a Monday morning and moves only when told."""
+    from django.utils import timezone
+
+    clock = Clock()
+    monkeypatch.setattr(timezone, "now", clock)
+    return clock

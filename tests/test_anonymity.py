@@ -103,10 +103,10 @@ def journey(client) -> None:
     assert client.get("/profile/results/").status_code == 200
 
     api = {"content_type": "application/json"}
-    refused = client.post(
+    reused = client.post(
         "/api/v1/study/consent/", {"consent_version": "1", "accept": True, "panel": {"PROLIFIC_PID": PANEL_ID}}, **api
     )
-    assert refused.status_code == 409  # this panel ID already took part
+    assert reused.status_code == 201  # answered like a first arrival, and excluded from N and Y
     consent = client.post("/api/v1/study/consent/", {"consent_version": "1", "accept": True}, **api).json()
     token = {"HTTP_X_RESPONDENT_TOKEN": consent["token"]}
     item = client.get("/api/v1/study/next/", **token).json()

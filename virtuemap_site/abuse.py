@@ -3,7 +3,8 @@
 A client is known to the limiter only as HMAC-SHA256(client address) under a random key that lives in the cache
 alone and is replaced every `ABUSE_KEY_ROTATION_SECONDS`; once a key has expired, nobody (not even someone who
 reads the cache and knows SECRET_KEY) can tell which address a counter belonged to. Counters are fixed windows
-in the cache (shared between web processes when CACHE_URL points at Redis). Nothing reaches the database or logs.
+in the cache (shared between web processes when CACHE_URL points at Redis; per process while it is unreachable, see
+`virtuemap_site.resilient_cache`). Nothing reaches the database or logs.
 
 Rates are strings like DRF's: "30/hour", "60/minute", "5/second", "100/day"; "off" (or empty) disables a limit.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import math
 import secrets
 import time
@@ -20,10 +22,11 @@ from dataclasses import dataclass
 from functools import wraps
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from rest_framework.throttling import BaseThrottle
+
+from virtuemap_site.resilient_cache import resilient_cache as cache
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -48,6 +51,27 @@ def parse_rate(text: str | None) -> Rate | None:
 def client_address(request: HttpRequest) -> str:
     """The client address as DRF's throttles see it (honours API_NUM_PROXIES); only ever hashed, never kept."""
     return BaseThrottle().get_ident(request) or ""
+
+
+NETWORK_BUCKETS = 1 << 16
+
+
+def network_bucket(request: HttpRequest) -> int | None:
+    """The client's network as one of 65,536 buckets: 16 bits of HMAC-SHA256 of its /24 (IPv4) or /48 (IPv6) under
+    a key derived from STUDY_PANEL_HMAC_KEY; None without a readable address.
+
+    Stored with a respondent so that the key review can see many answers arriving from one network. It cannot be
+    read back: each bucket is shared by 256 IPv4 /24 networks (and countless IPv6 ones), and the key is secret.
+    """
+    try:
+        address = ipaddress.ip_address(client_address(request).strip())
+    except ValueError:
+        return None
+    prefix = 24 if address.version == 4 else 48
+    network = ipaddress.ip_network(f"{address}/{prefix}", strict=False)
+    key = hashlib.sha256(f"network-bucket:{settings.STUDY_PANEL_HMAC_KEY}".encode()).digest()
+    digest = hmac.new(key, network.network_address.packed, hashlib.sha256).digest()
+    return int.from_bytes(digest[:2], "big")
 
 
 def _rotating_key(now: float) -> bytes:
@@ -109,6 +133,11 @@ def rate_limited(scope: str, rate_setting: str) -> Callable:
         return wrapped
 
     return decorator
+
+
+# The two limits of every instrument's pages: consenting, and submitting an answer.
+consent_rate_limited = rate_limited("consent", "STUDY_CONSENT_RATE")
+submit_rate_limited = rate_limited("submit", "STUDY_SUBMIT_RATE")
 
 
 class ScopedRateThrottle(BaseThrottle):

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from virtuemap_site.abuse import client_fingerprint
+from virtuemap_site.resilient_cache import resilient_cache
 
 
 class ReadOnlyOrStaff(permissions.BasePermission):
@@ -34,6 +35,7 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
     """
 
     scope = "anon_post"
+    cache = resilient_cache
 
     def allow_request(self, request: Request, view: Any) -> bool:
         if request.method != "POST":
@@ -58,6 +60,18 @@ class JSONParser(parsers.JSONParser):
             raise exceptions.ParseError("JSON parse error - the document is nested too deeply.") from None
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON boolean and nothing else: DRF's BooleanField also takes "yes", "on", 1 and "false", each one guess
+    too many for a consent or an answer."""
+
+    default_error_messages = {"invalid": "Must be true or false (a JSON boolean)."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data is True or data is False:
+            return data
+        self.fail("invalid")
+
+
 class PageNumberPagination(pagination.PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
@@ -77,6 +91,7 @@ def error_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiRes
         400: "The query is not valid.",
         401: "The Authorization token is not valid (leave it out to read anonymously).",
         404: "No such page.",
+        422: "The request is valid but over this operation's budget; `extra` names the limit.",
         429: "Too many requests from this client; retry later (`extra.wait_seconds`).",
     }
     return {
@@ -86,7 +101,10 @@ def error_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiRes
 
 
 COMMON_ERRORS = {
+    "400": "The query string holds a NUL character, which no parameter may contain.",
+    "403": "A write sent from another site's page (its Origin header): the API takes writes from none.",
     "406": "The Accept header asks for a format the API does not offer (it speaks JSON).",
+    "413": "The body is longer than this operation takes (`extra.limit_bytes`); it was not read.",
     "415": "The body is not JSON (send Content-Type: application/json).",
 }
 
@@ -94,15 +112,19 @@ COMMON_ERRORS = {
 def document_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: add the errors any operation can answer to every operation.
 
-    DRF answers 406 to an unsatisfiable Accept header on any operation and 415 to a body it cannot parse on any
-    operation that takes one; both come in the one error shape, so the schema says so once for all.
+    DRF answers 406 to an unsatisfiable Accept header on any operation, and any operation 400 to a NUL in the query
+    string; an operation that takes a body answers 415 to one that is not JSON, 413 to one that is too long and 403
+    to a write from another site (`virtuemap_site.request_guards`). All come in the one error shape, so the schema
+    says so once for all.
     """
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     for path in result.get("paths", {}).values():
-        for operation in path.values():
+        for method, operation in path.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
-            statuses = ["406", "415"] if "requestBody" in operation else ["406"]
+            statuses = ["400", "406"] if method in ("get", "head", "options") else ["400", "403", "406"]
+            if "requestBody" in operation:
+                statuses += ["413", "415"]
             for status in statuses:
                 operation["responses"].setdefault(status, {"description": COMMON_ERRORS[status], "content": error})
     return result

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "virtuemap_site",
     "surveys",
     "llmruns",
     "instruments.virtuemap",
@@ -49,7 +50,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "corsheaders.middleware.CorsMiddleware",
+    # Strict input, JSON-only API writes, bounded bodies: refused before anything reads them (request_guards.py).
+    "virtuemap_site.request_guards.RequestGuardMiddleware",
+    # django-cors-headers, on reads only.
+    "virtuemap_site.request_guards.ReadOnlyCorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -107,8 +111,12 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 
 # --- Cache ----------------------------------------------------------------------------------------------
 # Holds the API's throttle counters and the scoring data below. Per process by default; point CACHE_URL at Redis (e.g.
-# redis://127.0.0.1:6379/1) so several web processes share one count.
+# redis://127.0.0.1:6379/1) so several web processes share one count (a system check requires it in production).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # An unreachable Redis answers within half a second, and the site carries on without it meanwhile
+    # (virtuemap_site/resilient_cache.py): a dropped packet must not hold a respondent's request for minutes.
+    CACHES["default"].setdefault("OPTIONS", {}).update(socket_connect_timeout=0.5, socket_timeout=0.5)
 # Scoring reads the retained keys and the published model profiles on every request, so they are cached; a change
 # is forgotten on commit in its own process, and in the others within this many seconds (at once with Redis).
 PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
@@ -124,11 +132,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["virtuemap_site.api.ReadOnlyOrStaff"],
-    "DEFAULT_PARSER_CLASSES": [
-        "virtuemap_site.api.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only: a browser sends a form or text/plain across sites without asking first, never JSON (415 otherwise).
+    "DEFAULT_PARSER_CLASSES": ["virtuemap_site.api.JSONParser"],
     "DEFAULT_THROTTLE_CLASSES": ["virtuemap_site.api.AnonymousPostThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon_post": env.str("API_ANON_POST_RATE", default="120/minute")},
     # Proxies in front of the site: 0 = the client is REMOTE_ADDR and X-Forwarded-For (client-controlled) is ignored.
@@ -159,7 +164,13 @@ SPECTACULAR_SETTINGS = {
         "virtuemap_site.api.document_links",
     ],
 }
-# CORS only for the read endpoints: browsers on the listed origins may GET, never POST.
+# The longest body an API write may have (the transitivity test takes more: see transitivity/budget.py). A study answer
+# or a score request is under 1 KB; a longer body is refused from its Content-Length, unread (413).
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16_384)
+if API_MAX_BODY_BYTES < 1024:
+    raise ValueError("API_MAX_BODY_BYTES must be at least 1024")
+# CORS only for the read endpoints: browsers on the listed origins may GET, never POST; no CORS header goes on the
+# answer to a write (virtuemap_site/request_guards.py).
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
 CORS_ALLOW_ALL_ORIGINS = env.bool("CORS_ALLOW_ALL_ORIGINS", default=False)
@@ -171,10 +182,17 @@ CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified"]
 # over 40,320 orders (seconds each), so an anonymous request stays bounded: 8 alternatives get an eighth of it. The
 # command has no limit.
 TRANSITIVITY_API_MAX_VECTORS = env.int("TRANSITIVITY_API_MAX_VECTORS", default=200)
+# The exact LP decides what the fast path leaves open, at n! orders a vector (0.05–0.1 s for 7 alternatives, 1–2 s for
+# 8): one request may ask for this many orders of it in all (one LP of 7), or is refused (422) before any runs
+# (transitivity/budget.py).
+TRANSITIVITY_API_EXACT_ORDERS = env.int("TRANSITIVITY_API_EXACT_ORDERS", default=5_040)
 # How often each ordered pair of a block is asked in the questionnaire (choice proportions per pair need r ≥ 1).
 TRANSITIVITY_REPETITIONS = env.int("TRANSITIVITY_REPETITIONS", default=2)
-if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1:
-    raise ValueError("TRANSITIVITY_API_MAX_VECTORS and TRANSITIVITY_REPETITIONS must be at least 1")
+if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1 or TRANSITIVITY_API_EXACT_ORDERS < 0:
+    raise ValueError(
+        "TRANSITIVITY_API_MAX_VECTORS and TRANSITIVITY_REPETITIONS must be at least 1, "
+        "TRANSITIVITY_API_EXACT_ORDERS at least 0"
+    )
 
 # --- Celery ---------------------------------------------------------------------------------------------
 # With REDIS_URL set, Redis is the broker and workers run tasks; without it, tasks run in-process at .delay().
@@ -251,12 +269,31 @@ if DEBUG:
     )
 else:
     STUDY_PANEL_HMAC_KEY = env.str("STUDY_PANEL_HMAC_KEY")
+# Who may take part in the key-validation study, whose answers decide the keys (docs/threat-model.md): "open" (anyone)
+# or "panel" (only arrivals from the panel study STUDY_PANEL_STUDY_ID, with Prolific's PROLIFIC_PID, STUDY_ID and
+# SESSION_ID). Production defaults to "panel"; `make run` to "open" so that a newcomer can try the study.
+STUDY_ACCESS = env.str("STUDY_ACCESS", default="open" if DEBUG else "panel")
+# The panel's ID of this study (Prolific's STUDY_ID). When set, a Prolific arrival for another study is refused.
+STUDY_PANEL_STUDY_ID = env.str("STUDY_PANEL_STUDY_ID", default="")
+# The study's JSON API (/api/v1/study/): "open" (anyone), "clients" (only registered front ends, which send one of
+# STUDY_API_CLIENT_KEYS as X-Study-Client) or "off". Withdrawing with a respondent token works whatever this says.
+STUDY_API = env.str("STUDY_API", default="open" if DEBUG else "off")
+STUDY_API_CLIENT_KEYS = env.list("STUDY_API_CLIENT_KEYS", default=[])
+# A respondent token (the study API's credential) answers and reads for this long after consent; withdrawing with it
+# works for ever.
+STUDY_TOKEN_TTL_HOURS = env.int("STUDY_TOKEN_TTL_HOURS", default=48)
 STUDY_ITEMS_PER_RESPONDENT = env.int("STUDY_ITEMS_PER_RESPONDENT", default=10)
 STUDY_ATTENTION_CHECKS = env.int("STUDY_ATTENTION_CHECKS", default=1)
 STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", default=30)
 KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
 # A string so that 0.95 reaches the promotion rule as the exact fraction 19/20, not a binary float.
 KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
+# An automatic decision whose evidence looks manufactured (answers too fast, in a burst, from one network, identical
+# corrections, suspicious or failing respondents, a key turned upside down) waits for a researcher instead
+# (surveys/integrity.py, scoring/integrity.py). KEY_REVIEW_MIN_ITEM_SECONDS: answers sooner than this after the item
+# was served count as too fast to have been read.
+KEY_REVIEW_HOLD = env.bool("KEY_REVIEW_HOLD", default=True)
+KEY_REVIEW_MIN_ITEM_SECONDS = env.float("KEY_REVIEW_MIN_ITEM_SECONDS", default=4.0)
 # Completion codes shown (and sent to the panel) per outcome; the redirect URL gets the code in `{code}`.
 STUDY_COMPLETION_CODE_COMPLETED = env.str("STUDY_COMPLETION_CODE_COMPLETED", default="VM-COMPLETED")
 STUDY_COMPLETION_CODE_NO_CONSENT = env.str("STUDY_COMPLETION_CODE_NO_CONSENT", default="VM-NOCONSENT")
@@ -271,6 +308,12 @@ if STUDY_ATTENTION_CHECKS < 0:
     raise ValueError("STUDY_ATTENTION_CHECKS must be 0 or more")
 if not 0 < float(KEY_MIN_CONFIRMATION) <= 1:
     raise ValueError("KEY_MIN_CONFIRMATION must be in (0, 1]")
+if STUDY_ACCESS not in ("open", "panel") or STUDY_API not in ("open", "clients", "off"):
+    raise ValueError("STUDY_ACCESS must be open or panel; STUDY_API open, clients or off")
+if STUDY_TOKEN_TTL_HOURS < 1:
+    raise ValueError("STUDY_TOKEN_TTL_HOURS must be at least 1")
+if KEY_REVIEW_MIN_ITEM_SECONDS < 0:
+    raise ValueError("KEY_REVIEW_MIN_ITEM_SECONDS must be 0 or more")
 # Celery beat: recount N and Y hourly and log any drift, which must never happen; queue again the runs (of every
 # instrument) whose worker vanished or whose message was lost.
 CELERY_BEAT_SCHEDULE = {

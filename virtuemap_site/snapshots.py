@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.cache import cache
+
+from virtuemap_site.resilient_cache import resilient_cache as cache
 
 
 class CachedSnapshot[T]:

@@ -19,6 +19,7 @@ from scoring.transitivity import (
     MAX_ALTERNATIVES,
     MIN_ALTERNATIVES,
     Certificate,
+    ExactWorkExceeded,
     MixtureCertificate,
     TransitivityResult,
     pair_count,
@@ -95,10 +96,10 @@ def vector_limit_for(n: int, limit: int) -> int:
     return limit if n < MAX_ALTERNATIVES else max(1, limit // 8)
 
 
-def choice_test_request_parse(data: Any, *, vector_limit: int | None) -> ChoiceTestRequest:
+def choice_test_request_parse(data: Any, *, vector_limit: int | None, min_eps: float = 0.0) -> ChoiceTestRequest:
     """Return the validated request, or raise ApplicationError listing every problem (nothing is computed).
 
-    ``vector_limit``: the most vectors allowed, or None for no limit.
+    ``vector_limit``: the most vectors allowed, or None for no limit. ``min_eps``: the smallest eps allowed.
     """
     problems = _Problems()
     if not isinstance(data, dict):
@@ -109,7 +110,7 @@ def choice_test_request_parse(data: Any, *, vector_limit: int | None) -> ChoiceT
     for name in ("alternatives", "vectors"):
         if name not in data:
             problems.add("missing_field", f"{name!r} is required")
-    eps = _parsed_eps(data.get("eps", DEFAULT_EPS), problems)
+    eps = _parsed_eps(data.get("eps", DEFAULT_EPS), problems, min_eps)
     alternatives = _parsed_alternatives(data.get("alternatives"), problems) if "alternatives" in data else None
     vectors = _parsed_vectors(data["vectors"], alternatives, vector_limit, problems) if "vectors" in data else None
     problems.raise_if_any()
@@ -121,9 +122,11 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _parsed_eps(value: Any, problems: _Problems) -> float | None:
-    if not _is_number(value) or not math.isfinite(value) or not 0 <= value < MAX_EPS:
-        problems.add("bad_eps", f"eps must be a number ≥ 0 and below {MAX_EPS} (default {DEFAULT_EPS}), got {value!r}")
+def _parsed_eps(value: Any, problems: _Problems, min_eps: float = 0.0) -> float | None:
+    if not _is_number(value) or not math.isfinite(value) or not min_eps <= value < MAX_EPS:
+        problems.add(
+            "bad_eps", f"eps must be a number ≥ {min_eps:g} and below {MAX_EPS} (default {DEFAULT_EPS}), got {value!r}"
+        )
         return None
     return float(value)
 
@@ -200,16 +203,32 @@ def _check_probability(value: Any, vector: int, entry: int, pair: list[str], pro
         problems.add("out_of_range", f"{where} is {value!r}, outside [0, 1]", vector=vector, pair=pair)
 
 
-def choice_vectors_test(*, data: Any, vector_limit: int | None) -> dict[str, Any]:
+def choice_vectors_test(
+    *, data: Any, vector_limit: int | None, min_eps: float = 0.0, max_exact_orders: int | None = None
+) -> dict[str, Any]:
     """Test each choice vector of a request body against WUM, HCM and G-RUM; return the JSON-ready answer.
 
     ``data``: `{"alternatives": [names], "vectors": [[P_01, P_02, …, P_(n-2)(n-1)], …], "eps": 1e-6}` with P_xy =
     P(alternatives[x] ≻ alternatives[y]). Returns `{"alternatives", "pairs", "eps", "results"}`, one result per
-    vector (see `result_payload`). ``vector_limit``: the most vectors accepted (the API's cap protects a shared
-    server; the command passes None). Raises ApplicationError (400) naming every problem; nothing is computed then.
+    vector (see `result_payload`). ``vector_limit``, ``min_eps`` and ``max_exact_orders`` bound the work (the API's
+    budget, `transitivity.budget`, protects a shared server; the command passes none). Raises ApplicationError (400)
+    naming every problem, nothing computed then; or (422) when the vectors left to the exact LP would need more
+    than ``max_exact_orders`` orders in all, before any exact LP runs.
     """
-    request = choice_test_request_parse(data, vector_limit=vector_limit)
-    results = transitivity_results(list(request.vectors), len(request.alternatives), request.eps)
+    request = choice_test_request_parse(data, vector_limit=vector_limit, min_eps=min_eps)
+    try:
+        results = transitivity_results(
+            list(request.vectors), len(request.alternatives), request.eps, max_exact_orders=max_exact_orders
+        )
+    except ExactWorkExceeded as exceeded:
+        raise ApplicationError(
+            f"{len(exceeded.vectors)} vector(s) lie too close to eps for the fast test and need the exact LP over "
+            f"{exceeded.orders} orders in all; one request may ask for at most {exceeded.limit} "
+            "(TRANSITIVITY_API_EXACT_ORDERS). Send them in smaller requests, or test them with the "
+            "test_transitivity command.",
+            {"vectors": exceeded.vectors[:MAX_REPORTED_PROBLEMS], "orders": exceeded.orders, "limit": exceeded.limit},
+            status=422,
+        ) from None
     return {
         "alternatives": list(request.alternatives),
         "pairs": [[request.alternatives[x], request.alternatives[y]] for x, y in pairs(len(request.alternatives))],

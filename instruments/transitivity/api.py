@@ -9,14 +9,13 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
 )
 from rest_framework import permissions, serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from instruments.transitivity import analysis
+from instruments.transitivity import analysis, budget
 from scoring.transitivity import DEFAULT_EPS, MAX_ALTERNATIVES, MIN_ALTERNATIVES
-from virtuemap_site.api import error_responses
+from virtuemap_site.api import JSONParser, error_responses
 
 TEST_DESCRIPTION = f"""Test choice vectors against three models of choice: **WUM** (weak utility: some linear order has
 P_xy ≥ ½ for every x above y), **HCM** (high certainty: the same at 0.9, every pair at ≥ 0.9 or ≤ 0.1) and **G-RUM**
@@ -33,7 +32,8 @@ above ½); the G-RUM distance d(p) (∞-norm distance to the polytope; G-RUM hol
 mixture of linear orders that reproduces p within eps (`kind: mixture`), or a valid inequality Σ coefficients·x ≤ rhs
 that every linear order satisfies and p violates (`kind: inequality`, coefficients in the order of `pairs`,
 ‖coefficients‖₁ = 1, so d(p) ≥ violation = `distance_bound`). Stateless: nothing is stored. Anonymous clients may
-call it, throttled like the score API."""
+call it, throttled like the score API, within a budget: eps at least 1e-7, a body of at most 1 KB per allowed vector
+plus 16 KB (413 beyond), and at most `TRANSITIVITY_API_EXACT_ORDERS` orders of exact LP (422 beyond)."""
 
 ERROR_DESCRIPTION = """The vectors cannot be tested. `message` names the first problems; `extra.errors` lists each as
 `{vector, pair, problem, message}` (`vector`: index or null, `pair`: the two names or null) with `problem` one of: """
@@ -41,6 +41,10 @@ ERROR_DESCRIPTION += ", ".join(f"`{code}` ({text})" for code, text in analysis.P
 ERROR_DESCRIPTION += (
     ". A body that is not JSON (NaN and Infinity are not JSON) gets the same shape with the parser's message."
 )
+
+EXACT_WORK_DESCRIPTION = """Over the request's budget: the vectors the fast path cannot decide (their distance lies
+within 1e-8 of eps) would need the exact LP over more than `TRANSITIVITY_API_EXACT_ORDERS` orders in all (n! per
+vector). Nothing ran; `extra` names the `vectors`, the `orders` needed and the `limit`."""
 
 PAPER_ALTERNATIVES = ["x", "y", "z"]
 
@@ -100,6 +104,8 @@ class TransitivityTestApi(APIView):
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
     parser_classes = [JSONParser]
+    # Read by virtuemap_site.request_guards before the body is: the budget's body limit (transitivity/budget.py).
+    max_body_bytes = staticmethod(budget.max_body_bytes)
 
     @extend_schema_serializer(component_name="TransitivityTestRequest")
     class InputSerializer(serializers.Serializer):
@@ -118,9 +124,10 @@ class TransitivityTestApi(APIView):
         eps = serializers.FloatField(
             required=False,
             default=DEFAULT_EPS,
-            min_value=0.0,
+            min_value=budget.MIN_API_EPS,
             max_value=analysis.MAX_EPS,
-            help_text="G-RUM tolerance on the ∞-norm distance to the linear ordering polytope (below 0.5).",
+            help_text=f"G-RUM tolerance on the ∞-norm distance to the linear ordering polytope ({budget.MIN_API_EPS:g} "
+            "up to 0.5).",
         )
 
     @extend_schema_serializer(component_name="TransitivityTestResponse")
@@ -137,7 +144,10 @@ class TransitivityTestApi(APIView):
         operation_id="transitivity_test",
         description=TEST_DESCRIPTION,
         request=InputSerializer,
-        responses={200: OutputSerializer, **error_responses(400, 429, e400=ERROR_DESCRIPTION)},
+        responses={
+            200: OutputSerializer,
+            **error_responses(400, 422, 429, e400=ERROR_DESCRIPTION, e422=EXACT_WORK_DESCRIPTION),
+        },
         examples=[
             OpenApiExample(
                 "The paper's two examples",
@@ -230,4 +240,4 @@ class TransitivityTestApi(APIView):
         ],
     )
     def post(self, request: Request) -> Response:
-        return Response(analysis.choice_vectors_test(data=request.data, vector_limit=analysis.api_vector_limit()))
+        return Response(budget.api_choice_vectors_test(data=request.data))

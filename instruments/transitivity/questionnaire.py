@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,13 +177,26 @@ def pairwise_session_start(
 
 @transaction.atomic
 def pairwise_consent_start(
-    *, consent_version: str, panel: dict[str, str] | None = None, block: int | None = None
+    *,
+    consent_version: str,
+    panel: dict[str, str] | None = None,
+    block: int | None = None,
+    suspicion: Sequence[str] = (),
+    network_bucket: int | None = None,
 ) -> PairwiseSession:
     """Record consent to the transitivity study and start (or resume) the respondent's session, all or nothing.
 
+    ``suspicion`` and ``network_bucket``: as `respondent_consent` takes them, recorded as for every study.
     A refused consent or an unknown block raises ApplicationError and leaves nothing stored.
     """
-    outcome = respondent_consent(study=Study.TRANSITIVITY, consent_version=consent_version, accept=True, panel=panel)
+    outcome = respondent_consent(
+        study=Study.TRANSITIVITY,
+        consent_version=consent_version,
+        accept=True,
+        panel=panel,
+        suspicion=suspicion,
+        network_bucket=network_bucket,
+    )
     return pairwise_session_start(respondent=outcome.respondent, block=block)
 
 
@@ -193,24 +207,31 @@ def pairwise_answer_submit(
     """Store the answer at ``position`` (1-based): ``situation`` 1 or 2 is the one judged morally worse.
 
     Exactly once per position: an answered position returns the stored answer with created=False and changes
-    nothing. Only the next unanswered position can be answered (409 otherwise). The last answer completes the
-    session and the respondent. Raises ApplicationError (400) for a position or situation that is not valid.
+    nothing (a different answer to it is refused with 409: the first answer stands). Only the next unanswered
+    position can be answered (409 otherwise). The last answer completes the session and the respondent. Raises
+    ApplicationError (400) for a position or situation that is not valid.
     """
     locked = PairwiseSession.objects.select_for_update().get(pk=session.pk)
     if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(locked.sequence):
         raise ApplicationError(f"There is no question {position!r} in this questionnaire.", {"position": position})
     if situation not in (1, 2) or isinstance(situation, bool):
         raise ApplicationError("Choose situation 1 or situation 2.", {"situation": situation})
+    item = locked.sequence[position - 1]
+    first, second = (item["x"], item["y"]) if item["order"] == PresentationOrder.ORIGINAL else (item["y"], item["x"])
     stored = locked.answers.filter(position=position).first()
     if stored is not None:
+        if stored.chosen_id != (first if situation == 1 else second):
+            raise ApplicationError(
+                f"Question {position} was already answered differently; the first answer stands.",
+                {"position": position, "stored": {"situation": 1 if stored.chosen_id == first else 2}},
+                status=409,
+            )
         return AnswerOutcome(answer=stored, created=False)
     expected = pairwise_next_position(session=locked)
     if position != expected:
         raise ApplicationError(
             f"Question {position} is not the next one; question {expected} is.", {"next": expected}, status=409
         )
-    item = locked.sequence[position - 1]
-    first, second = (item["x"], item["y"]) if item["order"] == PresentationOrder.ORIGINAL else (item["y"], item["x"])
     now = timezone.now()
     try:
         with transaction.atomic():

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -24,7 +25,9 @@ from surveys import forms as survey_forms
 from surveys import selectors as survey_selectors
 from surveys import services as survey_services
 from surveys.models import Respondent, Study
+from virtuemap_site.abuse import consent_rate_limited, network_bucket, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.request_guards import ascii_int
 
 ORDERS = len(PresentationOrder.choices)
 SESSION_KEY = "transitivity_respondent"
@@ -150,10 +153,16 @@ def _respondent(request: HttpRequest) -> Respondent | None:
 
 def _requested_block(request: HttpRequest) -> int | None:
     value = request.GET.get("block") or request.POST.get("block")
-    return int(value) if value and value.isdigit() else None
+    if not value:
+        return None
+    block = ascii_int(value)
+    if block is None:
+        raise BadRequest("block must be a block number.")
+    return block
 
 
 @require_http_methods(["GET", "POST"])
+@consent_rate_limited
 def questionnaire_start(request: HttpRequest) -> HttpResponse:
     """Information, consent, and the start of a session; declining stores nothing."""
     respondent = _respondent(request)
@@ -163,8 +172,7 @@ def questionnaire_start(request: HttpRequest) -> HttpResponse:
             "transitivity:questionnaire-results" if session.is_complete else "transitivity:questionnaire-item"
         )
     text = survey_selectors.consent_text_current(study=Study.TRANSITIVITY)
-    initial = {name: request.GET.get(name, "") for name in ("PROLIFIC_PID", "pid")}
-    form = survey_forms.ConsentForm(request.POST or None, initial=initial)
+    form = survey_forms.ConsentForm(request.POST or None, request=request)
     design = _design()
     if request.method == "POST":
         if "decline" in request.POST:
@@ -176,7 +184,11 @@ def questionnaire_start(request: HttpRequest) -> HttpResponse:
         elif form.is_valid():
             try:
                 session = questionnaire.pairwise_consent_start(
-                    consent_version=text.version, panel=form.panel(), block=_requested_block(request)
+                    consent_version=text.version,
+                    panel=form.panel(),
+                    block=_requested_block(request),
+                    suspicion=form.suspicion(),
+                    network_bucket=network_bucket(request),
                 )
             except ApplicationError as error:
                 form.add_error(None, error.message)
@@ -207,6 +219,7 @@ def _session_or_start(request: HttpRequest):
 
 
 @require_http_methods(["GET", "POST"])
+@submit_rate_limited
 def questionnaire_item(request: HttpRequest) -> HttpResponse:
     """The next unanswered pair; a POST stores its answer once and moves on (refresh and back are harmless)."""
     session, away = _session_or_start(request)
@@ -219,7 +232,7 @@ def questionnaire_item(request: HttpRequest) -> HttpResponse:
         try:
             questionnaire.pairwise_answer_submit(
                 session=session,
-                position=int(position) if position.isdigit() else position,
+                position=ascii_int(position) or position,
                 situation=int(situation) if situation in ("1", "2") else situation,
             )
         except ApplicationError as problem:

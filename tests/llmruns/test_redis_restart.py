@@ -6,13 +6,9 @@ The test starts its own redis-server on a free port and restarts that one only. 
 
 from __future__ import annotations
 
-import shutil
-import signal
-import subprocess
 import time
 
 import pytest
-import redis
 from django.db.models import Count
 
 from llmruns.models import LLMModel, Run, Trial
@@ -23,50 +19,6 @@ from tests.llmruns.runs import suite_start
 from virtuemap_site.celery import app
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-class OwnRedis:
-    """A redis-server on 127.0.0.1:``port`` that keeps nothing on disk, started and restarted by the test."""
-
-    def __init__(self, port: int, directory) -> None:
-        self.port = port
-        self.command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                        "no", "--dir", str(directory)]  # fmt: skip
-        self.process: subprocess.Popen | None = None
-        self.client = redis.Redis(host="127.0.0.1", port=port)
-        self.url = f"redis://127.0.0.1:{port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.client.ping()
-                return
-            except redis.ConnectionError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self.process = None
-
-
-@pytest.fixture
-def own_redis(free_port, tmp_path):
-    if shutil.which("redis-server") is None:
-        pytest.skip("needs redis-server on PATH to start a Redis of its own")
-    server = OwnRedis(free_port(), tmp_path)
-    server.start()
-    yield server
-    server.stop()
 
 
 def _ended(run: Run) -> bool:

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.test import RequestFactory
 
 from surveys.exports import responses_csv
-from surveys.forms import form_time_token
+from surveys.forms import FORM_TIME_MAX_AGE, form_time_token
 from surveys.models import Respondent, ValidationResponse
 from surveys.services import validation_open
 from virtuemap_site.abuse import client_fingerprint, parse_rate
@@ -26,10 +26,18 @@ def study(instrument, consent_texts, settings):
     return validation_open(pairs=[("D1", "wisdom")])[0]
 
 
+def signed_form_time(client, shown_seconds_ago: float) -> str:
+    """The display time the consent page would have given this test client's browser session."""
+    session = client.session
+    token = form_time_token(session, time.time() - shown_seconds_ago)
+    session.save()
+    return token
+
+
 def _consent(client, *, shown_seconds_ago: float | None = 30.0, honeypot: str = "", **extra):
     data = {"agree": "on", "accept": "1", "contact_note": honeypot}
     if shown_seconds_ago is not None:
-        data["form_time"] = form_time_token(time.time() - shown_seconds_ago)
+        data["form_time"] = signed_form_time(client, shown_seconds_ago)
     return client.post("/study/consent/", data, REMOTE_ADDR=extra.pop("address", ADDRESS), **extra)
 
 
@@ -78,8 +86,32 @@ def test_a_forged_display_time_counts_as_missing(client, study):
     assert Respondent.objects.get().suspicion == "no_form_time"
 
 
+def test_a_display_time_older_than_its_maximum_age_counts_as_missing(client, study):
+    _consent(client, shown_seconds_ago=FORM_TIME_MAX_AGE + 60)
+    assert Respondent.objects.get().suspicion == "no_form_time"
+
+
+def test_a_display_time_replayed_from_another_browser_flags_every_consent_it_carries(client, study):
+    page = client.get("/study/consent/").content.decode()
+    captured = re.search(r'name="form_time" value="([^"]+)"', page).group(1)
+    for _ in range(3):
+        client.cookies.clear()  # a fresh browser session each time
+        client.post("/study/consent/", {"agree": "on", "accept": "1", "form_time": captured})
+    assert list(Respondent.objects.values_list("suspicion", flat=True)) == ["form_time_reused"] * 3
+
+
+def test_a_display_time_vouches_for_one_consent_only(client, study):
+    data = {"agree": "on", "form_time": signed_form_time(client, 30)}
+    client.post("/profile/", data)
+    client.post("/profile/", data)  # the same browser, the same page, sent again
+    assert list(Respondent.objects.order_by("consented_at").values_list("suspicion", flat=True)) == [
+        "",
+        "form_time_reused",
+    ]
+
+
 def test_the_profiling_consent_flags_too(client, study):
-    data = {"agree": "on", "contact_note": "bot", "form_time": form_time_token(time.time() - 60)}
+    data = {"agree": "on", "contact_note": "bot", "form_time": signed_form_time(client, 60)}
     client.post("/profile/", data)
     assert Respondent.objects.get(study="profiling").suspicion == "honeypot"
 
@@ -206,3 +238,44 @@ def test_the_schema_documents_the_rate_limit(api_client):
     paths = api_client.get("/api/schema/?format=json").json()["paths"]
     assert "429" in paths["/api/v1/study/consent/"]["post"]["responses"]
     assert "429" in paths["/api/v1/study/responses/"]["post"]["responses"]
+
+
+# --- Every instrument's pages alike --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def questionnaire(transitivity_instrument, consent_texts):
+    return "/transitivity/questionnaire/"
+
+
+def test_the_transitivity_consent_is_rate_limited_per_client(client, questionnaire, settings):
+    settings.STUDY_CONSENT_RATE = "2/hour"
+    statuses = []
+    for _ in range(3):
+        client.cookies.clear()  # a new browser each time, same address
+        statuses.append(client.post(questionnaire, {"agree": "on"}, REMOTE_ADDR=ADDRESS).status_code)
+    assert statuses == [302, 302, 429] and Respondent.objects.count() == 2
+
+
+def test_transitivity_answers_are_rate_limited(client, questionnaire, settings):
+    settings.STUDY_SUBMIT_RATE = "2/minute"
+    client.post(questionnaire, {"agree": "on"})
+    statuses = [
+        client.post(f"{questionnaire}next/", {"position": str(position), "situation": "1"}).status_code
+        for position in (1, 2, 3)
+    ]
+    assert statuses == [302, 302, 429]
+
+
+def test_the_transitivity_consent_flags_like_the_others(client, questionnaire):
+    data = {"agree": "on", "contact_note": "bot", "form_time": signed_form_time(client, 60)}
+    client.post(questionnaire, data)
+    assert Respondent.objects.get(study="transitivity").suspicion == "honeypot"
+
+
+def test_a_respondent_keeps_a_bucket_of_its_network_and_no_address(client, study):
+    _consent(client, address="198.51.100.23")
+    _consent(client.__class__(), address="198.51.100.99")  # the same /24
+    _consent(client.__class__(), address="203.0.113.5")
+    buckets = list(Respondent.objects.order_by("consented_at").values_list("network_bucket", flat=True))
+    assert buckets[0] == buckets[1] != buckets[2] and all(0 <= bucket < 65536 for bucket in buckets)

@@ -17,13 +17,16 @@ def _production_env(**extra: str) -> dict[str, str]:
     # DJANGO_ALLOW_ASYNC_UNSAFE is the browser tests' (Playwright's event loop in the test process), never production's.
     test_only = ("DEBUG", "HTTPS", "SECURE_HSTS_SECONDS", "DJANGO_ALLOW_ASYNC_UNSAFE")
     env = {key: value for key, value in os.environ.items() if key not in test_only}
-    env.update(
-        DEBUG="false",
-        SECRET_KEY=secrets.token_urlsafe(50),
-        STUDY_PANEL_HMAC_KEY=secrets.token_urlsafe(32),
-        ALLOWED_HOSTS="virtuemap.example.org",
-        **extra,
-    )
+    production = {
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "STUDY_PANEL_HMAC_KEY": secrets.token_urlsafe(32),
+        "ALLOWED_HOSTS": "virtuemap.example.org",
+        # Not connected to by a check: rate limits shared by every web process, the panel study's ID.
+        "CACHE_URL": "redis://127.0.0.1:6379/15",
+        "STUDY_PANEL_STUDY_ID": "5f0e6ad2c1b3a4d5e6f70812",
+    }
+    env.update({**production, **extra})
     return env
 
 
@@ -88,3 +91,45 @@ def test_no_template_of_ours_has_an_inline_script_handler_or_style_attribute():
             if marker in text:
                 offenders.append(f"{path.relative_to(ROOT)}: {marker}")
     assert offenders == []
+
+
+def test_check_deploy_fails_on_a_per_process_cache_a_weak_panel_key_and_a_short_secret_key():
+    env = _production_env(SECRET_KEY="s" * 10 + "hort-key", STUDY_PANEL_HMAC_KEY="k")
+    env.pop("CACHE_URL")
+    result = _manage("check", "--deploy", env=env)  # errors only: warnings would not fail it
+    assert result.returncode != 0
+    for check in ("virtuemap_site.E001", "virtuemap_site.E002", "virtuemap_site.E003"):
+        assert check in result.stderr + result.stdout, check
+
+
+@pytest.mark.parametrize(
+    "overrides, check",
+    [
+        ({"CACHES": {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}}, "E001"),
+        ({"STUDY_PANEL_HMAC_KEY": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, "E002"),  # long, but one character
+        ({"STUDY_PANEL_HMAC_KEY": "same-as-the-secret-key-" * 3, "SECRET_KEY": "same-as-the-secret-key-" * 3}, "E002"),
+        ({"SECRET_KEY": "x" * 49}, "E003"),
+        ({"STUDY_ACCESS": "panel", "STUDY_PANEL_STUDY_ID": ""}, "E004"),
+        ({"STUDY_API": "clients", "STUDY_API_CLIENT_KEYS": ["short"]}, "E005"),
+    ],
+)
+def test_each_deployment_check_names_its_problem(settings, overrides, check):
+    from django.core import checks
+
+    for name, value in overrides.items():
+        setattr(settings, name, value)
+    ids = {message.id for message in checks.run_checks(include_deployment_checks=True, tags=["security"])}
+    assert f"virtuemap_site.{check}" in ids
+
+
+def test_the_production_defaults_restrict_the_study_to_its_panel_and_turn_its_api_off():
+    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API, s.KEY_REVIEW_HOLD)"
+    result = _manage("shell", "-c", code, env=_production_env())
+    assert result.stdout.strip().splitlines()[-1] == "panel off True", result.stderr
+
+
+def test_the_embedded_defaults_keep_the_study_and_its_api_open_for_a_newcomer():
+    code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API, s.KEY_REVIEW_HOLD)"
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DEBUG", "STUDY_"))}
+    result = _manage("shell", "-c", code, env=env)
+    assert result.stdout.strip().splitlines()[-1] == "open open True", result.stderr

@@ -42,20 +42,41 @@ def test_a_panel_id_is_stored_only_as_its_keyed_hash(consent_texts):
     assert "5f1e0c2a9b" not in str(Respondent.objects.values().get())
 
 
-def test_an_unfinished_panel_respondent_who_returns_resumes_with_a_new_token(consent_texts):
-    first = consent(panel={"pid": "p-1"})
-    again = consent(panel={"pid": "p-1"})
+PROLIFIC = {"PROLIFIC_PID": "5f1e0c2a9b", "STUDY_ID": "study-1", "SESSION_ID": "session-1"}
+
+
+def test_the_same_panel_session_resumes_its_respondent_with_a_new_token(consent_texts):
+    first = consent(panel=PROLIFIC)
+    again = consent(panel=PROLIFIC)
     assert again.resumed and again.respondent.pk == first.respondent.pk
-    assert respondent_by_token(token=first.token) is None
     assert respondent_by_token(token=again.token) == first.respondent
 
 
-def test_a_panel_id_that_finished_cannot_take_the_study_twice(consent_texts):
-    respondent = consent(panel={"pid": "p-1"}).respondent
-    Respondent.objects.filter(pk=respondent.pk).update(completed_at="2026-01-01T00:00Z")
-    with pytest.raises(ApplicationError, match="already taken part") as error:
-        consent(panel={"pid": "p-1"})
-    assert error.value.status == 409
+def test_a_panel_id_alone_neither_resumes_nor_revokes_its_respondent(consent_texts):
+    first = consent(panel=PROLIFIC)
+    newcomer = consent(panel={"PROLIFIC_PID": PROLIFIC["PROLIFIC_PID"]})
+    assert not newcomer.resumed and newcomer.respondent.pk != first.respondent.pk
+    assert respondent_by_token(token=first.token) == first.respondent
+
+
+def test_another_session_with_a_used_panel_id_gets_a_respondent_who_does_not_count(consent_texts):
+    consent(panel=PROLIFIC)
+    newcomer = consent(panel={**PROLIFIC, "SESSION_ID": "session-2"}).respondent
+    assert newcomer.flagged and newcomer.suspicion == "panel_id_reused"
+    assert newcomer.panel_id_hash is None and newcomer.panel == Respondent.Panel.PROLIFIC
+
+
+def test_a_finished_panel_id_is_answered_exactly_like_a_new_one(consent_texts):
+    finished = consent(panel={"pid": "p-1"}).respondent
+    Respondent.objects.filter(pk=finished.pk).update(completed_at="2026-01-01T00:00Z")
+    used = consent(panel={"pid": "p-1"})
+    fresh = consent(panel={"pid": "p-2"})
+    assert (used.resumed, type(used.token)) == (fresh.resumed, type(fresh.token)) == (False, str)
+
+
+def test_a_generic_panel_id_never_resumes_by_itself(consent_texts):
+    first = consent(panel={"pid": "p-1"}).respondent
+    assert consent(panel={"pid": "p-1"}).respondent.pk != first.pk
 
 
 def test_the_same_panel_id_may_take_both_studies(consent_texts):

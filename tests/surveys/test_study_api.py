@@ -78,7 +78,9 @@ def test_a_correction_is_stored(client, token, open_candidate):
         ({"confirmed": False, "ordering": ["A", "A", "C", "D", "E"]}, "'A' appears more than once; missing 'B'"),
         ({"confirmed": False, "ordering": ["A", "B", "C", "D"]}, "ranking has 4 items"),
         ({"confirmed": False}, "needs an 'ordering'"),
-        ({"confirmed": "maybe"}, "confirmed: Must be a valid boolean."),
+        ({"confirmed": "maybe"}, "confirmed: Must be true or false (a JSON boolean)."),
+        ({"confirmed": "yes"}, "confirmed: Must be true or false (a JSON boolean)."),
+        ({"confirmed": 1}, "confirmed: Must be true or false (a JSON boolean)."),
         ({"confirmed": True, "extra_field": 1}, "Unknown field(s): extra_field."),
     ],
 )

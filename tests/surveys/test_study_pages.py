@@ -127,19 +127,22 @@ def test_a_panel_respondent_walks_every_page_to_the_code_and_the_redirect(client
     assert ValidationResponse.objects.count() == 10 and not Respondent.objects.get().flagged
 
 
-def test_the_same_panel_id_cannot_take_the_study_twice(client, open_candidate):
+def test_another_browser_with_a_finished_panel_id_is_not_told_and_does_not_count(client, open_candidate):
     client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"})
     Respondent.objects.update(completed_at="2026-01-01T00:00Z")
     client.cookies.clear()  # another browser, the same panel ID
-    page = client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"}).content.decode()
-    assert "already taken part" in page and Respondent.objects.count() == 1
+    response = client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"})
+    assert response.url == "/study/about-you/"  # where every first arrival goes
+    newcomer = Respondent.objects.get(completed_at__isnull=True)
+    assert newcomer.flagged and "panel_id_reused" in newcomer.suspicion.split(",")
 
 
-def test_a_returning_unfinished_panel_respondent_resumes(client, open_candidate):
-    client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"})
+def test_a_returning_unfinished_panel_respondent_of_the_same_session_resumes(client, open_candidate):
+    panel = {"PROLIFIC_PID": "p9", "STUDY_ID": "s1", "SESSION_ID": "x1"}
+    client.post("/study/consent/", {"agree": "on", "accept": "1", **panel})
     client.session.flush()
     client.cookies.clear()
-    response = client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"})
+    response = client.post("/study/consent/", {"agree": "on", "accept": "1", **panel})
     assert response.url == "/study/item/" and Respondent.objects.count() == 1
 
 

@@ -46,11 +46,19 @@ def test_a_correction_identical_to_the_proposal_is_a_confirmation(open_candidate
 
 def test_a_repeat_submission_returns_the_stored_response_without_counting_it(open_candidate, evaluate):
     respondent = evaluate(open_candidate)
-    again = validation_response_submit(
-        respondent=respondent, candidate_id=open_candidate.pk, confirmed=False, ordering=list("ABCDE")
-    )
+    again = validation_response_submit(respondent=respondent, candidate_id=open_candidate.pk, confirmed=True)
     assert not again.created and again.response.confirmed
     assert counts(open_candidate) == (1, 1, "open")
+
+
+def test_a_different_repeat_is_refused_and_the_first_answer_stands(open_candidate, evaluate):
+    respondent = evaluate(open_candidate)
+    with pytest.raises(ApplicationError, match="the first answer stands") as error:
+        validation_response_submit(
+            respondent=respondent, candidate_id=open_candidate.pk, confirmed=False, ordering=list("ABCDE")
+        )
+    assert error.value.status == 409 and error.value.extra["stored"]["confirmed"] is True
+    assert respondent.validation_responses.get().confirmed and counts(open_candidate) == (1, 1, "open")
 
 
 def test_a_candidate_not_assigned_to_the_respondent_is_refused(open_candidate, respondent):
@@ -195,3 +203,13 @@ def test_two_failed_checks_earn_the_failed_checks_code(respondent, instrument):
         )
     respondent.refresh_from_db()
     assert respondent_outcome_code(respondent=respondent) == "VM-FAILEDCHECKS"
+
+
+def test_a_different_answer_to_an_answered_check_is_refused_and_the_first_stands(respondent, instrument):
+    check = make_check(respondent, 1)
+    attention_check_submit(respondent=respondent, assignment_id=check.pk, ordering=list("CABDE"))
+    with pytest.raises(ApplicationError, match="the first answer stands") as error:
+        attention_check_submit(respondent=respondent, assignment_id=check.pk, ordering=list("ABCDE"))
+    respondent.refresh_from_db()
+    assert error.value.status == 409 and not respondent.flagged
+    assert Assignment.objects.get(pk=check.pk).check_answer == "CABDE"
