@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installi
 
 from scoring import OPTIONS, key_weight_arrays, virtue_profiles_batch  # noqa: E402
 
-INSTRUMENT_PATH = ROOT / "surveys" / "fixtures" / "instrument.json"
+INSTRUMENT_PATH = ROOT / "instruments" / "virtuemap" / "fixtures" / "instrument.json"
 TOLERANCE = 1e-9
 
 

@@ -33,6 +33,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from instruments.virtuemap.plugin import VALIDATION
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "virtuemap_site.settings")
@@ -44,16 +46,11 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
-from surveys.models import KeyCandidate, Study, ValidationResponse  # noqa: E402
-from surveys.selectors import key_count_drift  # noqa: E402
-from surveys.services import (  # noqa: E402
-    consent_text_install_defaults,
-    instrument_load_file,
-    respondent_consent,
-    validation_next_assignment,
-    validation_open,
-    validation_response_submit,
-)
+from instruments.virtuemap.models import KeyCandidate, ValidationResponse  # noqa: E402
+from instruments.virtuemap.selectors import key_count_drift  # noqa: E402
+from instruments.virtuemap.services import instrument_load_file  # noqa: E402
+from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit  # noqa: E402
+from surveys.services import consent_text_install_defaults, respondent_consent  # noqa: E402
 
 OVERSHOOT_TARGET = 0.02
 
@@ -96,7 +93,7 @@ def simulate(args: argparse.Namespace) -> dict:
     submissions, respondents, elapsed, submitting = 0, 0, 0.0, 0.0
     while KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists():
         while len(active) < args.concurrent:
-            respondent = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+            respondent = respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
             respondents += 1
             started = time.perf_counter()
             assignment = validation_next_assignment(respondent=respondent, rng=rng)

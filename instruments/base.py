@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -190,11 +190,75 @@ class RunContext:
 
 @dataclass(frozen=True)
 class Study:
-    """A study people take an instrument in (consent text, respondents, withdrawal): its registered slug."""
+    """A study people take an instrument in: its registered slug (what `surveys.Respondent.study` and
+    `surveys.ConsentText.study` hold), its name, and the first version of its consent text (a mapping with "version",
+    "title", "information_sheet" and "consent_statement"). ``panel_gated``: the deployment's panel rules
+    (STUDY_ACCESS, STUDY_PANEL_STUDY_ID) apply to it, because its answers decide something (VirtueMap's keys)."""
 
     slug: str
     name: str
     instrument: str
+    consent: Mapping[str, str] = field(default_factory=dict)
+    panel_gated: bool = False
+
+
+class AnswerRejected(ValueError):
+    """A person's answer to a questionnaire item that cannot be stored; the message is shown to them."""
+
+
+class Questionnaire:
+    """How people take an instrument in one study: one item per page, in a sequence drawn once per respondent.
+
+    The shared flow (`surveys.questionnaire`) does consent, sessions, storage exactly once per position, the pages,
+    completion and withdrawal; a questionnaire says only what is particular to its instrument. Items and answers are
+    JSON-ready mappings: an item says what one page shows (stored with the answer, so the data set says what each
+    person saw), an answer is what the instrument read from the page's form.
+    """
+
+    # Templates: ``intro_template`` describes the task above the consent text; ``item_template`` renders one item's
+    # inputs inside the shared form; ``results_template`` shows a finished (or partial) respondent's results.
+    intro_template: ClassVar[str]
+    item_template: ClassVar[str]
+    results_template: ClassVar[str]
+    # The page title, the word for one page ("Choice 3 of 42"), the consent box's label, a stylesheet of its own.
+    title: ClassVar[str]
+    item_noun: ClassVar[str] = "Question"
+    agree_label: ClassVar[str] = "I agree: store my answers anonymously for research."
+    stylesheet: ClassVar[str | None] = None
+
+    @property
+    def about_url(self) -> str | None:
+        """The instrument's public page, linked from the declined and withdrawn pages; None when it has none."""
+        return None
+
+    def is_ready(self) -> bool:
+        """Whether the items are loaded, so that people can start."""
+        return True
+
+    def design_options(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """The design a respondent asked for through the link's query string (e.g. a block); raise `AnswerRejected`
+        for a value that is not valid. {} when the link chooses nothing."""
+        return {}
+
+    def sequence(self, *, seed: int, options: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Return (the items in the order they are asked, the design recorded with the session), drawn from ``seed``."""
+        raise NotImplementedError
+
+    def intro_context(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``intro_template`` shows before consent (the design, how long it takes)."""
+        return {}
+
+    def item_context(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``item_template`` shows for one item (texts read from the item bank)."""
+        return {"item": item}
+
+    def read_answer(self, item: Mapping[str, Any], data: Mapping[str, str]) -> dict[str, Any]:
+        """Read the answer to ``item`` from the submitted form ``data``; raise `AnswerRejected` when there is none."""
+        raise NotImplementedError
+
+    def results_context(self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> dict:
+        """What ``results_template`` shows for the answered ``items`` and their ``answers`` (same order)."""
+        return {}
 
 
 class Instrument:
@@ -289,8 +353,15 @@ class Instrument:
 
     # --- people ----------------------------------------------------------------------------------------------
 
-    def on_withdraw(self, respondent: Any) -> list[str]:
-        """Delete what this instrument holds of a withdrawing respondent beyond the shared tables; say what."""
+    def questionnaire(self, study: str) -> Questionnaire | None:
+        """The questionnaire people take in ``study`` through the shared one-item-per-page flow, or None when the
+        study has its own pages (VirtueMap's adaptive key validation)."""
+        return None
+
+    def on_withdraw(self, respondent: Any, *, delete: Callable[[], Any]) -> list[Any]:
+        """Withdraw a respondent of one of this instrument's studies: call ``delete`` (which deletes the respondent and
+        every row that cascades from it) and do whatever else withdrawal needs; return what it changed beyond that."""
+        delete()
         return []
 
 

@@ -1,159 +1,28 @@
-"""The VirtueMap instrument (virtues, dilemmas, options), the key candidates validated against it, and the
-consenting respondents of the studies."""
+"""People: the consenting respondents of every study and the versioned consent texts they agreed to.
+
+A study is a registered slug (`instruments.registry.studies`): an instrument declares the studies people take it in.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
 
-from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
-
-from scoring.rankings import OPTIONS
-
-
-class Instrument(models.Model):
-    """Metadata of a loaded instrument: where its text comes from and the prompt the run-suite sends."""
-
-    slug = models.SlugField(primary_key=True, max_length=32)
-    version = models.CharField(max_length=16)
-    source = models.TextField(help_text="Bibliographic source of the instrument's text.")
-    llm_prompt_template = models.TextField(blank=True)
-    llm_prompt_note = models.TextField(blank=True)
-    published_key_provenance = models.TextField(blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.slug} v{self.version}"
-
-
-class Virtue(models.Model):
-    id = models.SlugField(primary_key=True, max_length=32)
-    name = models.CharField(max_length=64)
-    greek_name = models.CharField(max_length=64)
-    short_definition = models.CharField(max_length=255)
-    definition = models.TextField()
-    position = models.PositiveSmallIntegerField(help_text="Order in the instrument.")
-
-    class Meta:
-        ordering = ["position"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Dilemma(models.Model):
-    id = models.CharField(primary_key=True, max_length=8)
-    title = models.CharField(max_length=128)
-    scenario = models.TextField()
-    position = models.PositiveSmallIntegerField(help_text="Order in the instrument.")
-
-    class Meta:
-        ordering = ["position"]
-
-    def __str__(self) -> str:
-        return f"{self.id}: {self.title}"
-
-
-class Option(models.Model):
-    """One of the five responses A–E to a dilemma."""
-
-    dilemma = models.ForeignKey(Dilemma, on_delete=models.CASCADE, related_name="options")
-    letter = models.CharField(max_length=1, choices=[(letter, letter) for letter in OPTIONS])
-    text = models.TextField()
-
-    class Meta:
-        ordering = ["dilemma", "letter"]
-        constraints = [
-            models.UniqueConstraint(fields=["dilemma", "letter"], name="option_unique_letter_per_dilemma"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.dilemma_id}{self.letter}"
-
-
-class KeyCandidate(models.Model):
-    """A proposed ordering of a dilemma's five responses from most to least expressive of one virtue.
-
-    N (`n_evaluations`) and Y (`n_confirmations`) always equal the counts of stored responses for this
-    candidate. A candidate becomes the operational key (RETAINED) by the promotion rule; at most one
-    candidate per dilemma×virtue is retained at a time, earlier ones are kept as SUPERSEDED history.
-    """
-
-    class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        # The promotion rule decided, but the evidence looked manufactured: a researcher decides (surveys/integrity.py).
-        HELD = "held", "Held for review"
-        RETAINED = "retained", "Retained"
-        REJECTED = "rejected", "Rejected"
-        SUPERSEDED = "superseded", "Superseded"
-
-    class Provenance(models.TextChoices):
-        PUBLISHED = "published", "Published key"
-        PROPOSED = "proposed", "Proposed ordering"
-        CONSENSUS = "consensus", "Consensus of corrections"
-
-    dilemma = models.ForeignKey(Dilemma, on_delete=models.PROTECT, related_name="key_candidates")
-    virtue = models.ForeignKey(Virtue, on_delete=models.PROTECT, related_name="key_candidates")
-    ordering = models.CharField(max_length=5, help_text="Options from most to least expressive, e.g. CBDAE.")
-    round = models.PositiveSmallIntegerField(help_text="0 for the published key, 1… for validation rounds.")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
-    provenance = models.CharField(max_length=16, choices=Provenance.choices)
-    n_evaluations = models.PositiveIntegerField("N", default=0)
-    n_confirmations = models.PositiveIntegerField("Y", default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    decided_at = models.DateTimeField(null=True, blank=True, help_text="When it was retained or rejected.")
-    needs_review = models.BooleanField(
-        default=False,
-        help_text="A researcher should look: the decision was held, or the evidence changed after it was taken.",
-    )
-    review_reasons = models.JSONField(
-        default=list, blank=True, help_text="Why it needs review: a list of {code, message}; empty once reviewed."
-    )
-
-    class Meta:
-        ordering = ["dilemma", "virtue__position", "round"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["dilemma", "virtue"],
-                condition=Q(status="retained"),
-                name="key_candidate_one_retained_per_dilemma_virtue",
-            ),
-            models.UniqueConstraint(fields=["dilemma", "virtue", "round"], name="key_candidate_unique_round"),
-            # One round in progress per pair: open for answers, or held for review.
-            models.UniqueConstraint(
-                fields=["dilemma", "virtue"],
-                condition=Q(status__in=["open", "held"]),
-                name="key_candidate_one_open_per_dilemma_virtue",
-            ),
-            models.CheckConstraint(
-                condition=Q(n_confirmations__lte=F("n_evaluations")),
-                name="key_candidate_confirmations_within_evaluations",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.dilemma_id}×{self.virtue_id} round {self.round}: {self.ordering}"
-
-    @property
-    def ordering_letters(self) -> tuple[str, ...]:
-        return tuple(self.ordering)
-
-    @property
-    def confirmation_rate(self) -> float | None:
-        """q = Y/N, or None before the first evaluation."""
-        return self.n_confirmations / self.n_evaluations if self.n_evaluations else None
-
+from django.db.models import Q
 
 # --- Consent and respondents ------------------------------------------------------------------------------
 # Shared by the validation study and the profiling questionnaire: one consent flow, one kind of respondent.
 
 
-class Study(models.TextChoices):
-    VALIDATION = "validation", "Key validation study"
-    PROFILING = "profiling", "Profiling questionnaire"
-    TRANSITIVITY = "transitivity", "Pairwise moral choices"
+def registered_study(value: str) -> None:
+    """Validator: ``value`` is the slug of a study some registered instrument declares."""
+    from django.core.exceptions import ValidationError
+
+    from instruments import registry
+
+    if value not in registry.studies():
+        raise ValidationError(f"{value!r} is not a registered study ({', '.join(registry.studies())}).")
 
 
 class ConsentText(models.Model):
@@ -161,11 +30,14 @@ class ConsentText(models.Model):
 
     `text_hash` is the SHA-256 of the information sheet and the statement, recorded with every consent so a
     respondent's consent can be tied to the exact words they read. Once someone consented to a version it is
-    read-only in admin; new wording is a new version. At most one version per study is current.
+    read-only in admin; new wording is a new version. At most one version per study and language is current.
     """
 
-    study = models.CharField(max_length=16, choices=Study.choices)
+    study = models.CharField(max_length=32, validators=[registered_study], help_text="A registered study's slug.")
     version = models.CharField(max_length=32)
+    language = models.CharField(
+        max_length=16, default="en", help_text="The language of the text (a language code such as en or zh-hans)."
+    )
     title = models.CharField(max_length=200)
     information_sheet = models.TextField(help_text="Plain text; blank lines separate paragraphs.")
     consent_statement = models.TextField(help_text="What the respondent agrees to by ticking the box.")
@@ -176,12 +48,14 @@ class ConsentText(models.Model):
     class Meta:
         ordering = ["study", "-created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "version"], name="consent_text_unique_version"),
-            models.UniqueConstraint(fields=["study"], condition=Q(is_current=True), name="consent_text_one_current"),
+            models.UniqueConstraint(fields=["study", "language", "version"], name="consent_text_unique_version"),
+            models.UniqueConstraint(
+                fields=["study", "language"], condition=Q(is_current=True), name="consent_text_one_current"
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_study_display()} consent v{self.version}"
+        return f"{self.study} consent v{self.version} ({self.language})"
 
     def save(self, *args, **kwargs) -> None:
         self.text_hash = self.computed_hash
@@ -266,9 +140,10 @@ class Respondent(models.Model):
         PANEL_ID_REUSED = "panel_id_reused", "Arrived with a panel ID that already took part; answers not counted"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    study = models.CharField(max_length=16, choices=Study.choices)
+    study = models.CharField(max_length=32, validators=[registered_study], help_text="A registered study's slug.")
     consent_text = models.ForeignKey(ConsentText, on_delete=models.PROTECT, related_name="respondents")
     consent_version = models.CharField(max_length=32)
+    language = models.CharField(max_length=16, default="en", help_text="The language of the consent text agreed to.")
     consent_text_hash = models.CharField(max_length=64)
     consented_at = models.DateTimeField()
     panel = models.CharField(max_length=16, choices=Panel.choices, blank=True, default=Panel.NONE)
@@ -318,165 +193,48 @@ class Respondent(models.Model):
         return self.completed_at is not None
 
 
-# --- The validation study ----------------------------------------------------------------------------------
+# --- The shared questionnaire ----------------------------------------------------------------------------------
+# Every instrument whose people answer one item per page (`instruments.base.Questionnaire`) stores here.
 
 
-class Assignment(models.Model):
-    """One item served to a respondent of the validation study: a key candidate to confirm or correct, or an
-    instructed-response attention check ("place response C first").
+class QuestionnaireSession(models.Model):
+    """A respondent's questionnaire: the items they are asked, in the order drawn from ``seed`` at consent."""
 
-    Items are served one at a time at consecutive positions. An unanswered assignment counts as in flight
-    for its candidate until `expires_at`; the respondent may still answer it later. A respondent never gets
-    the same dilemma×virtue twice, whichever round's candidate it was.
-    """
-
-    class Kind(models.TextChoices):
-        VALIDATION = "validation", "Validation item"
-        ATTENTION_CHECK = "attention_check", "Attention check"
-
-    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="assignments")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    position = models.PositiveSmallIntegerField(help_text="1 for the first item the respondent saw.")
-    candidate = models.ForeignKey(
-        KeyCandidate, on_delete=models.CASCADE, null=True, blank=True, related_name="assignments"
-    )
-    dilemma = models.ForeignKey(Dilemma, on_delete=models.PROTECT, related_name="+")
-    virtue = models.ForeignKey(Virtue, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    displayed_order = models.CharField(max_length=5, help_text="The options in the order they were first shown.")
-    check_letter = models.CharField(max_length=1, blank=True, help_text="Attention checks: the response to put first.")
-    check_answer = models.CharField(max_length=5, blank=True)
-    check_passed = models.BooleanField(null=True, blank=True)
-    served_at = models.DateTimeField()
-    expires_at = models.DateTimeField()
-    answered_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["respondent", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["respondent", "position"], name="assignment_unique_position"),
-            models.UniqueConstraint(
-                fields=["respondent", "dilemma", "virtue"],
-                condition=Q(kind="validation"),
-                name="assignment_dilemma_virtue_once_per_respondent",
-            ),
-            models.CheckConstraint(
-                condition=Q(kind="attention_check", candidate__isnull=True, virtue__isnull=True)
-                | Q(kind="validation", candidate__isnull=False, virtue__isnull=False),
-                name="assignment_kind_matches_target",
-            ),
-        ]
-        indexes = [models.Index(fields=["candidate", "answered_at", "expires_at"], name="assignment_in_flight")]
-
-    def __str__(self) -> str:
-        return f"{self.respondent_id} #{self.position} {self.kind}"
-
-
-class ValidationResponse(models.Model):
-    """A respondent's verdict on a key candidate: confirmed, or corrected to `ordering`.
-
-    `ordering` is always the ordering the respondent endorsed (the candidate's own when confirmed). A
-    response counts towards N and Y when it arrived while the candidate was open (`counted`) and its
-    respondent is not flagged; N and Y always equal those counts.
-    """
-
-    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="validation_responses")
-    candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="responses")
-    confirmed = models.BooleanField()
-    ordering = models.CharField(max_length=5)
-    displayed_order = models.CharField(max_length=5)
-    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
-    counted = models.BooleanField(help_text="False when it arrived after the candidate was decided.")
-    submitted_at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["submitted_at"]
-        constraints = [
-            models.UniqueConstraint(fields=["respondent", "candidate"], name="validation_response_once_per_candidate"),
-        ]
-
-    def __str__(self) -> str:
-        verdict = "confirmed" if self.confirmed else f"corrected to {self.ordering}"
-        return f"{self.respondent_id} on {self.candidate_id}: {verdict}"
-
-
-class KeyDecision(models.Model):
-    """An entry in the audit trail of key candidates: automatic promotions and rejections with their
-    evidence, supersessions, and every admin action with who took it and why. Never edited."""
-
-    class Action(models.TextChoices):
-        OPENED = "opened", "Opened"
-        RETAINED = "retained", "Retained"
-        REJECTED = "rejected", "Rejected"
-        SUPERSEDED = "superseded", "Superseded"
-        REOPENED = "reopened", "Reopened"
-        HELD = "held", "Held for review (the evidence looked manufactured)"
-        FLAGGED = "flagged", "Flagged for review (the evidence changed after the decision)"
-        REVIEWED = "reviewed", "Reviewed: the decision stands"
-
-    candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="decisions")
-    action = models.CharField(max_length=16, choices=Action.choices)
-    automatic = models.BooleanField(help_text="Taken by the promotion rule rather than by a person.")
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    decided_by_username = models.CharField(max_length=150, blank=True)
-    reason = models.TextField(blank=True)
-    n_evaluations = models.PositiveIntegerField("N")
-    n_confirmations = models.PositiveIntegerField("Y")
-    confirmation_rate = models.FloatField("q", null=True, blank=True)
-    wilson_low = models.FloatField(null=True, blank=True)
-    wilson_high = models.FloatField(null=True, blank=True)
-    n_corrections = models.PositiveIntegerField(default=0)
-    agreement_tau = models.FloatField(
-        null=True, blank=True, help_text="Mean Kendall τ between the corrections and the candidate."
-    )
-    related_candidate = models.ForeignKey(
-        KeyCandidate,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="The next round opened by a rejection, or the key that superseded this one.",
-    )
-    concerns = models.JSONField(
-        default=list,
-        blank=True,
-        help_text="Held or flagged: what the review is about, a list of {code, message, value, limit}.",
-    )
+    respondent = models.OneToOneField(Respondent, on_delete=models.CASCADE, related_name="questionnaire_session")
+    instrument = models.CharField(max_length=32, help_text="The registered instrument the study belongs to.")
+    seed = models.BigIntegerField(help_text="Seeds the order, so the sequence can be reproduced.")
+    design = models.JSONField(default=dict, blank=True, help_text="What the instrument chose, e.g. the block.")
+    sequence = models.JSONField(help_text="The items in the order asked; position n is sequence[n - 1].")
     created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-created_at", "-id"]
+        ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        who = "rule" if self.automatic else self.decided_by_username or "admin"
-        return f"{self.candidate} {self.action} by {who}"
-
-
-# --- Profiling -------------------------------------------------------------------------------------------------
-
-
-class ProfilingSubmission(models.Model):
-    """The profiling answers of a respondent who consented to research use, kept under their random UUID.
-
-    Only people who consented get one (nothing is stored for anyone else); withdrawing deletes it with the
-    respondent. Holds the rankings (dilemma id → letters, null for a skipped dilemma) and what they scored
-    against at the time: the virtue scores and the retained keys used, since keys can change later.
-    """
-
-    respondent = models.OneToOneField(Respondent, on_delete=models.CASCADE, related_name="profiling_submission")
-    rankings = models.JSONField(help_text='Dilemma id → ranking ("CBADE"), null when skipped.')
-    scores = models.JSONField(help_text="Virtue id → score 0–100, null without an answered dilemma for it.")
-    keys_used = models.JSONField(help_text="Ids of the retained key candidates the scores used.")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-updated_at"]
-
-    def __str__(self) -> str:
-        return f"Profiling answers of {self.respondent_id}"
+        return f"{self.instrument} questionnaire of {self.respondent_id}"
 
     @property
-    def answered_count(self) -> int:
-        return sum(1 for ranking in self.rankings.values() if ranking)
+    def is_complete(self) -> bool:
+        return self.completed_at is not None
+
+
+class QuestionnaireAnswer(models.Model):
+    """One answer, stored exactly once per position, with the item as it was shown."""
+
+    session = models.ForeignKey(QuestionnaireSession, on_delete=models.CASCADE, related_name="answers")
+    position = models.PositiveSmallIntegerField(help_text="1-based position in the session's sequence.")
+    item = models.JSONField(help_text="The item as shown (a copy of its sequence entry).")
+    value = models.JSONField(help_text="The answer as the instrument read it.")
+    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    answered_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["session", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "position"], name="questionnaire_answer_once_per_position"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="questionnaire_answer_position_from_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"answer {self.position} of session {self.session_id}"

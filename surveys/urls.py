@@ -1,16 +1,28 @@
-"""Pages of the validation study, included under /study/."""
+"""URLs of the shared questionnaire: /take/<study>/ for every study with one (namespace "surveys").
+
+An instrument whose study already has public URLs mounts the same pages under them with
+`questionnaire_urlpatterns(study=...)`, so the links panels were given keep working.
+"""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from surveys import views
+from surveys import questionnaire_views as views
 
-urlpatterns = [
-    path("", views.study_landing, name="study-landing"),
-    path("consent/", views.study_consent, name="study-consent"),
-    path("about-you/", views.study_demographics, name="study-demographics"),
-    path("item/", views.study_item, name="study-item"),
-    path("thanks/", views.study_thanks, name="study-thanks"),
-    path("withdraw/", views.study_withdraw, name="study-withdraw"),
-]
+app_name = "surveys"
+
+
+def questionnaire_urlpatterns(*, study: str | None = None, prefix: str = "") -> list:
+    """The four pages, with ``study`` fixed (an instrument's own URLs) or captured from the path (None)."""
+    fixed = {"study": study} if study else {}
+    root = prefix if study else f"{prefix}<slug:study>/"
+    return [
+        path(root, views.questionnaire_start, fixed, name="questionnaire-start"),
+        path(f"{root}next/", views.questionnaire_item, fixed, name="questionnaire-item"),
+        path(f"{root}results/", views.questionnaire_results, fixed, name="questionnaire-results"),
+        path(f"{root}withdraw/", views.questionnaire_withdraw, fixed, name="questionnaire-withdraw"),
+    ]
+
+
+urlpatterns = questionnaire_urlpatterns()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.models import Study
-from surveys.services import consent_text_install_defaults, instrument_load_file, respondent_consent
+from instruments.virtuemap.plugin import VALIDATION
+from instruments.virtuemap.services import instrument_load_file
+from surveys.services import consent_text_install_defaults, respondent_consent
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def consent_texts(db):
 @pytest.fixture
 def respondent(consent_texts):
     """A validation-study respondent who consented to the current text, arriving without a panel."""
-    return respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+    return respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
 
 
 @pytest.fixture

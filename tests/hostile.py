@@ -18,7 +18,8 @@ from django.db import transaction
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from surveys.models import Assignment, KeyCandidate, KeyDecision, ProfilingSubmission, Respondent, ValidationResponse
+from instruments.virtuemap.models import Assignment, KeyCandidate, KeyDecision, ProfilingSubmission, ValidationResponse
+from surveys.models import Respondent
 
 # Bounded for CI (the suite runs on SQLite and on PostgreSQL); no deadline, since the first request of a test
 # pays for template loading. derandomize: the same examples on every run, so a failure is reproducible.
@@ -213,7 +214,7 @@ def rolled_back() -> Iterator[None]:
 
 def hostile_study_open(settings) -> None:
     """The study both hostile-input modules attack: two open pairs, one item and then an attention check."""
-    from surveys.services import validation_open
+    from instruments.virtuemap.validation import validation_open
 
     validation_open(pairs=[("D1", "wisdom"), ("D2", "courage")])
     settings.STUDY_ITEMS_PER_RESPONDENT = 1

@@ -8,8 +8,11 @@ import pytest
 from django.db import connection
 from django.test import Client, RequestFactory
 
-from surveys.models import Dilemma, ProfilingSubmission, Respondent, ValidationResponse
-from surveys.services import consent_text_install_defaults, instrument_load_file, validation_open
+from instruments.virtuemap.models import Dilemma, ProfilingSubmission, ValidationResponse
+from instruments.virtuemap.services import instrument_load_file
+from instruments.virtuemap.validation import validation_open
+from surveys.models import Respondent
+from surveys.services import consent_text_install_defaults
 from virtuemap_site.errors import AnonymousExceptionReporterFilter
 
 

@@ -32,7 +32,7 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_app
 
 @pytest.fixture
 def api_data(db, instrument, published_models, consent_texts, monkeypatch):
-    from surveys.services import validation_open
+    from instruments.virtuemap.validation import validation_open
     from virtuemap_site.api import AnonymousPostThrottle
 
     # Open items, so the study's next-item and response operations have something to serve.

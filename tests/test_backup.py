@@ -11,9 +11,10 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.records import reference_profiles_publish
-from surveys.models import Study
-from surveys.services import respondent_consent, validation_next_assignment, validation_open, validation_response_submit
+from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit
+from surveys.services import respondent_consent
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +36,7 @@ def _row_counts(url: str) -> dict[str, int]:
 def _fill(respondents: int) -> None:
     validation_open(pairs=[("D1", "wisdom"), ("D2", "justice")])
     for index in range(respondents):
-        respondent = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+        respondent = respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
         assignment = validation_next_assignment(respondent=respondent)
         validation_response_submit(
             respondent=respondent, candidate_id=assignment.candidate_id, confirmed=index % 3 != 0, ordering=None

@@ -16,7 +16,9 @@ import time
 import pytest
 
 from benchmarks.serving import free_port, gunicorn_start, process_stop, site_environment, wait_until_up
-from surveys.services import consent_text_install_defaults, instrument_load_file, validation_open
+from instruments.virtuemap.services import instrument_load_file
+from instruments.virtuemap.validation import validation_open
+from surveys.services import consent_text_install_defaults
 from tests.outage import Traffic, stored, wait_for
 
 pytestmark = pytest.mark.postgres

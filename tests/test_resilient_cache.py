@@ -8,8 +8,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from benchmarks.serving import free_port
-from surveys.models import ValidationResponse
-from surveys.services import validation_open
+from instruments.virtuemap.models import ValidationResponse
+from instruments.virtuemap.validation import validation_open
 from virtuemap_site.resilient_cache import resilient_cache
 
 pytestmark = pytest.mark.django_db

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from instruments.virtuemap.selectors import published_profile_scores
+from instruments.virtuemap.models import KeyCandidate
+from instruments.virtuemap.selectors import profile_scoring_context, published_profile_scores
 from llmruns.models import Result
-from surveys.models import KeyCandidate
-from surveys.selectors import profile_scoring_context
 from virtuemap_site.snapshots import CachedSnapshot
 
 pytestmark = pytest.mark.django_db

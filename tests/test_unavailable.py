@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def unreachable(error=OperationalError):
-    return mock.patch("surveys.selectors.study_is_open", side_effect=error("connection refused"))
+    return mock.patch("instruments.virtuemap.study_views.study_is_open", side_effect=error("connection refused"))
 
 
 def test_a_page_answers_503_with_the_temporarily_unavailable_page_and_retry_after(client):
@@ -28,7 +28,9 @@ def test_a_page_answers_503_with_the_temporarily_unavailable_page_and_retry_afte
 
 
 def test_the_api_answers_503_in_its_error_shape(client):
-    with mock.patch("surveys.selectors.respondent_by_token", side_effect=InterfaceError("connection already closed")):
+    with mock.patch(
+        "instruments.virtuemap.study_api.respondent_by_token", side_effect=InterfaceError("connection already closed")
+    ):
         response = client.get("/api/v1/study/next/", HTTP_X_RESPONDENT_TOKEN="t")
     assert response.status_code == 503 and response["Retry-After"].isdigit()
     assert set(response.json()) == {"message", "extra"}

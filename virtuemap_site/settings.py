@@ -290,8 +290,8 @@ KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
 KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
 # An automatic decision whose evidence looks manufactured (answers too fast, in a burst, from one network, identical
 # corrections, suspicious or failing respondents, a key turned upside down) waits for a researcher instead
-# (surveys/integrity.py, scoring/integrity.py). KEY_REVIEW_MIN_ITEM_SECONDS: answers sooner than this after the item
-# was served count as too fast to have been read.
+# (instruments/virtuemap/integrity.py, scoring/integrity.py). KEY_REVIEW_MIN_ITEM_SECONDS: answers sooner than this
+# after the item was served count as too fast to have been read.
 KEY_REVIEW_HOLD = env.bool("KEY_REVIEW_HOLD", default=True)
 KEY_REVIEW_MIN_ITEM_SECONDS = env.float("KEY_REVIEW_MIN_ITEM_SECONDS", default=4.0)
 # Completion codes shown (and sent to the panel) per outcome; the redirect URL gets the code in `{code}`.
@@ -317,7 +317,7 @@ if KEY_REVIEW_MIN_ITEM_SECONDS < 0:
 # Celery beat: recount N and Y hourly and log any drift, which must never happen; queue again the runs (of every
 # instrument) whose worker vanished or whose message was lost.
 CELERY_BEAT_SCHEDULE = {
-    "verify-key-counts": {"task": "surveys.tasks.verify_key_counts", "schedule": 3600.0},
+    "verify-key-counts": {"task": "instruments.virtuemap.tasks.verify_key_counts", "schedule": 3600.0},
     "resume-stalled-runs": {
         "task": "llmruns.tasks.resume_stalled_runs",
         "schedule": LLMRUNS_SUITE_RESUME_INTERVAL,

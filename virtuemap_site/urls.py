@@ -10,8 +10,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from instruments import api as instruments_api
 from instruments.virtuemap import api as virtuemap_api
 from instruments.virtuemap import views as virtuemap_views
-from surveys import api as survey_api
-from surveys import views as survey_views
 
 
 class ModelSlugConverter:
@@ -29,13 +27,13 @@ class ModelSlugConverter:
 
 register_converter(ModelSlugConverter, "model_slug")
 
-# The public REST API, version 1 (see README "REST API").
+# The public REST API, version 1 (docs/api.md).
 api_v1 = [
     # First: Django tries the patterns in order, and this is the API's busiest endpoint.
-    path("profiles/score/", survey_api.ProfileScoreApi.as_view(), name="api-profile-score"),
-    path("virtues/", survey_api.VirtueListApi.as_view(), name="api-virtue-list"),
-    path("dilemmas/", survey_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
-    path("keys/", survey_api.KeyListApi.as_view(), name="api-key-list"),
+    path("profiles/score/", virtuemap_api.ProfileScoreApi.as_view(), name="api-profile-score"),
+    path("virtues/", virtuemap_api.VirtueListApi.as_view(), name="api-virtue-list"),
+    path("dilemmas/", virtuemap_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
+    path("keys/", virtuemap_api.KeyListApi.as_view(), name="api-key-list"),
     path("models/", virtuemap_api.ModelListApi.as_view(), name="api-model-list"),
     # Model slugs contain a slash (openai/gpt-5).
     path("models/<model_slug:slug>/", virtuemap_api.ModelDetailApi.as_view(), name="api-model-detail"),
@@ -49,16 +47,17 @@ urlpatterns = [
     # First for the same reason as the score endpoint in it; no pattern below starts with api/v1/ but the study's,
     # which api_v1 does not match.
     path("api/v1/", include(api_v1)),
-    path("", survey_views.home, name="home"),
-    path("profile/", survey_views.profile_start, name="profile-start"),
-    path("profile/dilemmas/<str:dilemma_id>/", survey_views.profile_dilemma, name="profile-dilemma"),
-    path("profile/results/", survey_views.profile_results, name="profile-results"),
-    path("profile/withdraw/", survey_views.profile_withdraw, name="profile-withdraw"),
+    path("", virtuemap_views.home, name="home"),
+    path("profile/", virtuemap_views.profile_start, name="profile-start"),
+    path("profile/dilemmas/<str:dilemma_id>/", virtuemap_views.profile_dilemma, name="profile-dilemma"),
+    path("profile/results/", virtuemap_views.profile_results, name="profile-results"),
+    path("profile/withdraw/", virtuemap_views.profile_withdraw, name="profile-withdraw"),
     path("models/", virtuemap_views.gallery, name="model-gallery"),
     path(settings.ADMIN_PATH, admin.site.urls),
-    path("api/v1/study/", include("surveys.api_urls")),
-    path("study/", include("surveys.urls")),
+    path("api/v1/study/", include("instruments.virtuemap.api_urls")),
+    path("study/", include("instruments.virtuemap.urls")),
     path("transitivity/", include("instruments.transitivity.urls")),
+    path("take/", include("surveys.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
     # Swagger UI's stylesheet draws its icons as data: SVG images; only this page allows them.

@@ -1,8 +1,9 @@
 """Server-rendered SVG charts of the transitivity reports: geometry only, drawn by templates in `transitivity/`.
 
-As `surveys/charts.py`: SVG from the server needs no JavaScript and no chart library, so the charts render offline,
-under a strict Content Security Policy and on a phone (a viewBox, scaled by CSS). Every cell carries its number as
-text, and the templates put the same numbers in a table, so colour is never the only carrier of information.
+As VirtueMap's charts (`instruments/virtuemap/charts.py`): SVG from the server needs no JavaScript and no chart
+library, so the charts render offline, under a strict Content Security Policy and on a phone (a viewBox, scaled by
+CSS). Every cell carries its number as text, and the templates put the same numbers in a table, so colour is never the
+only carrier of information.
 """
 
 from __future__ import annotations

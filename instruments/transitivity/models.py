@@ -13,7 +13,6 @@ Conventions shared by every table here:
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import F, Q
 
 # --- the instrument ---------------------------------------------------------------------------------------
 
@@ -88,79 +87,3 @@ class Vignette(models.Model):
 
     def __str__(self) -> str:
         return f"Block {self.block_id} {self.principle_id}: {self.text[:60]}"
-
-
-def _pair_constraints(prefix: str) -> list[models.BaseConstraint]:
-    """Check constraints every pairwise row shares: two different principles."""
-    return [models.CheckConstraint(condition=~Q(principle_x=F("principle_y")), name=f"{prefix}_two_principles")]
-
-
-# --- people on the same instrument ------------------------------------------------------------------------
-
-
-class PairwiseSession(models.Model):
-    """A consenting respondent's pairwise questionnaire (study "transitivity").
-
-    `sequence` is the shuffled list of items served, each {"block", "x", "y", "order", "repetition"} (principle
-    codes, canonical direction), position i+1 in the list being the answer's `position`. Deleted with the
-    respondent on withdrawal.
-    """
-
-    respondent = models.OneToOneField("surveys.Respondent", on_delete=models.CASCADE, related_name="pairwise_session")
-    repetitions = models.PositiveSmallIntegerField(default=1, help_text="Times each pair × order is asked.")
-    blocks = models.JSONField(help_text="Block numbers asked, e.g. [1, 2, 3, 4, 5, 6].")
-    seed = models.BigIntegerField(help_text="Seeds the shuffle, so the sequence can be reproduced.")
-    sequence = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        constraints = [models.CheckConstraint(condition=Q(repetitions__gte=1), name="pairwise_session_repetitions")]
-
-    def __str__(self) -> str:
-        return f"Pairwise session of {self.respondent_id}"
-
-    @property
-    def is_complete(self) -> bool:
-        return self.completed_at is not None
-
-
-class PairwiseAnswer(models.Model):
-    """One choice of a respondent: which of the two situations shown is morally worse."""
-
-    session = models.ForeignKey(PairwiseSession, on_delete=models.CASCADE, related_name="answers")
-    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="+")
-    principle_x = models.ForeignKey(Principle, on_delete=models.PROTECT, related_name="+")
-    principle_y = models.ForeignKey(Principle, on_delete=models.PROTECT, related_name="+")
-    order = models.CharField(max_length=8, choices=PresentationOrder.choices)
-    repetition = models.PositiveSmallIntegerField(help_text="1-based repetition index of this pair × order.")
-    chosen = models.ForeignKey(
-        Principle, on_delete=models.PROTECT, related_name="+", help_text="The principle judged worse."
-    )
-    position = models.PositiveSmallIntegerField(help_text="1-based position in the shuffled sequence.")
-    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
-    answered_at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["session", "position"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["session", "block", "principle_x", "principle_y", "order", "repetition"],
-                name="pairwise_answer_once_per_item",
-            ),
-            models.UniqueConstraint(fields=["session", "position"], name="pairwise_answer_unique_position"),
-            *_pair_constraints("pairwise_answer"),
-            models.CheckConstraint(
-                condition=Q(chosen=F("principle_x")) | Q(chosen=F("principle_y")),
-                name="pairwise_answer_chosen_from_pair",
-            ),
-            models.CheckConstraint(condition=Q(repetition__gte=1), name="pairwise_answer_repetition_positive"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.session_id} #{self.position}: {self.chosen_id} worse"
-
-    @property
-    def x_worse(self) -> bool:
-        return self.chosen_id == self.principle_x_id

@@ -27,12 +27,15 @@ from instruments.base import (
     Study,
     TrialSpec,
 )
+from instruments.transitivity.consent import TRANSITIVITY_CONSENT
 from instruments.transitivity.parsing import label_of_answer, x_worse_probability
 from instruments.transitivity.prompts import choice_messages
 from llmruns.labels import LabelReading
 from llmruns.modes import LabelChoice, TrialWork
 from scoring.transitivity import DEFAULT_EPS, pairs
 
+# The study people take the pairwise questionnaire in.
+STUDY = "transitivity"
 LABELS = ("1", "2")
 ORDERS = ("original", "reversed")
 # The paper's sampling temperature, whatever the model's own setting.
@@ -90,8 +93,13 @@ class Transitivity(Instrument):
             maximum=20,
         ),
     )
-    studies = (Study(slug="transitivity", name="Pairwise moral choices", instrument="transitivity"),)
+    studies = (Study(STUDY, "Pairwise moral choices", "transitivity", consent=TRANSITIVITY_CONSENT),)
     publish_on_finish = True
+
+    def questionnaire(self, study: str):
+        from instruments.transitivity.questionnaire import PairwiseQuestionnaire
+
+        return PairwiseQuestionnaire() if study == STUDY else None
 
     # --- the item bank -------------------------------------------------------------------------------------------
 

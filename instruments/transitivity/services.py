@@ -9,8 +9,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from instruments.loading import InstrumentLoadReport, upsert
 from instruments.transitivity.models import Block, Principle, TransitivityInstrument, Vignette
-from surveys.services import InstrumentLoadReport, _upsert
 
 TRANSITIVITY_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "vignettes.json"
 
@@ -42,7 +42,7 @@ def transitivity_instrument_load(*, data: dict[str, Any]) -> InstrumentLoadRepor
     """
     _instrument_validate(data)
     report = InstrumentLoadReport()
-    _upsert(
+    upsert(
         TransitivityInstrument,
         report,
         {"slug": data["instrument"]},
@@ -55,7 +55,7 @@ def transitivity_instrument_load(*, data: dict[str, Any]) -> InstrumentLoadRepor
         },
     )
     for index, principle in enumerate(data["principles"]):
-        _upsert(
+        upsert(
             Principle,
             report,
             {"code": principle["code"]},
@@ -67,9 +67,9 @@ def transitivity_instrument_load(*, data: dict[str, Any]) -> InstrumentLoadRepor
             },
         )
     for block in data["blocks"]:
-        block_row = _upsert(Block, report, {"number": block["block"]}, {"severity_rank": block["severity_rank"]})
+        block_row = upsert(Block, report, {"number": block["block"]}, {"severity_rank": block["severity_rank"]})
         for position, vignette in enumerate(block["vignettes"], start=1):
-            _upsert(
+            upsert(
                 Vignette,
                 report,
                 {"block": block_row, "principle_id": vignette["principle"]},

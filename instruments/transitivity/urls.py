@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.urls import path
 
 from instruments.transitivity import views
+from instruments.transitivity.plugin import STUDY
+from surveys.urls import questionnaire_urlpatterns
 
 app_name = "transitivity"
 
@@ -17,8 +19,6 @@ urlpatterns: list = [
     path("models/<path:slug>/report.csv", views.model_report_csv, name="model-report-csv"),
     path("models/<path:slug>/report.json", views.model_report_json, name="model-report-json"),
     path("models/<path:slug>/", views.model_report, name="model-report"),
-    path("questionnaire/", views.questionnaire_start, name="questionnaire-start"),
-    path("questionnaire/next/", views.questionnaire_item, name="questionnaire-item"),
-    path("questionnaire/results/", views.questionnaire_results, name="questionnaire-results"),
-    path("questionnaire/withdraw/", views.questionnaire_withdraw, name="questionnaire-withdraw"),
+    # The people's questionnaire: the shared pages, at the address panel links were given.
+    *questionnaire_urlpatterns(study=STUDY, prefix="questionnaire/"),
 ]

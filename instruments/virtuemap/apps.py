@@ -12,9 +12,9 @@ class VirtueMapConfig(AppConfig):
         from django.db import transaction
         from django.db.models.signals import post_delete, post_save
 
-        from instruments.virtuemap.selectors import published_profile_scores_forget
+        from instruments.virtuemap.models import Dilemma, KeyCandidate, Virtue
+        from instruments.virtuemap.selectors import profile_scoring_context_forget, published_profile_scores_forget
         from llmruns.models import LLMModel, Result
-        from surveys.selectors import profile_scoring_context_forget
 
         def forget_both() -> None:
             # The scoring context holds the model profiles too (one freshness check per score request).
@@ -27,6 +27,7 @@ class VirtueMapConfig(AppConfig):
             forget_both()
             transaction.on_commit(forget_both)
 
-        for model in (LLMModel, Result):
-            post_save.connect(forget, sender=model, weak=False, dispatch_uid=f"model-scores-{model.__name__}-save")
-            post_delete.connect(forget, sender=model, weak=False, dispatch_uid=f"model-scores-{model.__name__}-del")
+        # The scoring context is built from the keys, virtues and dilemmas and from the published model profiles.
+        for model in (KeyCandidate, Virtue, Dilemma, LLMModel, Result):
+            post_save.connect(forget, sender=model, weak=False, dispatch_uid=f"scoring-data-{model.__name__}-save")
+            post_delete.connect(forget, sender=model, weak=False, dispatch_uid=f"scoring-data-{model.__name__}-del")

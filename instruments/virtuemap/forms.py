@@ -1,14 +1,72 @@
-"""Forms of VirtueMap's model side: entering a model profile by hand in admin."""
+"""Forms of the VirtueMap instrument: ranking five responses (with or without JavaScript), and a model profile
+entered by hand in admin."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 
 from instruments.virtuemap.models import VirtueMapProfile
 from instruments.virtuemap.plugin import VirtueMap
-from surveys.selectors import virtue_list
+from instruments.virtuemap.selectors import virtue_list
+from scoring.rankings import OPTIONS, RankingError, ranking_from_positions, validate_ranking
+
+
+@dataclass(frozen=True)
+class RankingItem:
+    letter: str
+    text: str
+    field: forms.BoundField
+
+
+class RankingForm(forms.Form):
+    """A ranking of the five responses, submitted as one position (1–5) per response.
+
+    Without JavaScript the respondent picks the positions in the selects; with JavaScript the list is
+    reordered by drag and drop or the up/down buttons, and the script keeps the same selects in step, so
+    the server sees one format. `cleaned_data["ranking"]` is the ranking as a tuple of letters.
+    """
+
+    def __init__(
+        self,
+        *args,
+        initial_ranking: Sequence[str] = OPTIONS,
+        option_texts: Mapping[str, str] | None = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.initial_ranking = validate_ranking(list(initial_ranking))
+        self.option_texts = dict(option_texts or {})
+        choices = [(str(position), str(position)) for position in range(1, len(OPTIONS) + 1)]
+        for position, letter in enumerate(self.initial_ranking, start=1):
+            self.fields[f"position_{letter}"] = forms.TypedChoiceField(
+                label=f"Position of response {letter}", choices=choices, coerce=int, initial=position
+            )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        positions = {letter: cleaned.get(f"position_{letter}") for letter in OPTIONS}
+        try:
+            cleaned["ranking"] = ranking_from_positions(positions)
+        except RankingError as error:
+            raise forms.ValidationError(f"Please give each response its own position: {error}.") from None
+        return cleaned
+
+    def position_field(self, letter: str) -> forms.BoundField:
+        return self[f"position_{letter}"]
+
+    @property
+    def items(self) -> list[RankingItem]:
+        """The responses in the order they are first shown, each with its text and position field."""
+        return [
+            RankingItem(letter=letter, text=self.option_texts.get(letter, ""), field=self.position_field(letter))
+            for letter in self.initial_ranking
+        ]
 
 
 class ModelProfileFormBase(forms.ModelForm):

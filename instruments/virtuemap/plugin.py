@@ -12,7 +12,7 @@ over valid full runs, scored with the retained keys, which it records so that a 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from instruments.base import (
     Study,
     TrialSpec,
 )
+from instruments.virtuemap.consent import PROFILING_CONSENT, VALIDATION_CONSENT
 from instruments.virtuemap.parsing import parse_ranking
 from instruments.virtuemap.prompts import (
     canonical_ranking,
@@ -44,7 +45,10 @@ from llmruns.modes import GeneratedAnswer, TrialWork
 from scoring.stats import StoppingDecision, StopReason
 from scoring.suite import RunItems, SuiteProfile, suite_profile, suite_stopping_decision
 
-FIXTURE = Path(__file__).resolve().parents[2] / "surveys" / "fixtures" / "instrument.json"
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "instrument.json"
+# The studies people take VirtueMap in: confirming or correcting key candidates, and profiling themselves.
+VALIDATION = "validation"
+PROFILING = "profiling"
 
 
 def _fixture_version() -> str:
@@ -80,8 +84,8 @@ class VirtueMap(Instrument):
         ),
     )
     studies = (
-        Study(slug="validation", name="Key validation study", instrument="virtuemap"),
-        Study(slug="profiling", name="Profiling questionnaire", instrument="virtuemap"),
+        Study(VALIDATION, "Key validation study", "virtuemap", consent=VALIDATION_CONSENT, panel_gated=True),
+        Study(PROFILING, "Profiling questionnaire", "virtuemap", consent=PROFILING_CONSENT),
     )
 
     def plan_complete(self, plan: dict[str, Any], *, model: Any = None) -> dict[str, Any]:
@@ -92,7 +96,7 @@ class VirtueMap(Instrument):
     # --- the item bank -------------------------------------------------------------------------------------------
 
     def item_records(self) -> list[dict[str, Any]]:
-        from surveys.selectors import dilemma_list_with_options
+        from instruments.virtuemap.selectors import dilemma_list_with_options
 
         return [
             {
@@ -122,7 +126,7 @@ class VirtueMap(Instrument):
         return [spec for replicate in range(first, last + 1) for spec in self._run_trials(context, replicate)]
 
     def _run_trials(self, context: RunContext, replicate: int) -> list[TrialSpec]:
-        from surveys.models import Instrument as Content
+        from instruments.virtuemap.models import VirtueMapInstrument as Content
 
         template = Content.objects.values_list("llm_prompt_template", flat=True).order_by("slug").first() or ""
         specs = []
@@ -203,19 +207,36 @@ class VirtueMap(Instrument):
         profile = self._profile(run_items(trials))
         return profile_summary(profile, failure_counts=failure_counts(run_id=context.run_id))
 
+    def on_withdraw(self, respondent: Any, *, delete: Callable[[], Any]) -> list[int]:
+        """Delete the respondent, then recompute N and Y of every candidate they answered so the counters equal the
+        stored responses again; return those candidates' ids.
+
+        A decision already taken stands (its evidence is in its KeyDecision); one the rule took automatically and the
+        remaining counts no longer carry is flagged for review (`integrity`).
+        """
+        from instruments.virtuemap.keys import key_counts_recompute
+        from instruments.virtuemap.models import KeyCandidate
+
+        candidate_ids = sorted(set(respondent.validation_responses.values_list("candidate_id", flat=True)))
+        # Lock before deleting, in id order like every multi-candidate write, so no submission interleaves.
+        list(KeyCandidate.objects.select_for_update().filter(pk__in=candidate_ids).order_by("pk").values_list("pk"))
+        delete()
+        key_counts_recompute(candidate_ids=candidate_ids)
+        return candidate_ids
+
     def result_dependencies(self) -> dict[str, Any]:
-        from surveys.selectors import retained_key_list
+        from instruments.virtuemap.selectors import retained_key_list
 
         return {"keys": sorted(retained_key_list().values_list("pk", flat=True))}
 
     def _profile(self, runs: Mapping[int, RunItems]) -> SuiteProfile:
-        from surveys.selectors import retained_key_map, virtue_list
+        from instruments.virtuemap.selectors import retained_key_map, virtue_list
 
         virtues = tuple(virtue_list().values_list("id", flat=True))
         return suite_profile(runs, retained_key_map(), virtues, self._dilemma_ids())
 
     def _dilemma_ids(self) -> tuple[str, ...]:
-        from surveys.selectors import dilemma_id_list
+        from instruments.virtuemap.selectors import dilemma_id_list
 
         return tuple(dilemma_id_list())
 

@@ -21,11 +21,11 @@ from instruments.base import AnswerStatus
 from instruments.virtuemap.parsing import parse_ranking
 from instruments.virtuemap.plugin import VirtueMap
 from instruments.virtuemap.prompts import canonical_ranking
+from instruments.virtuemap.selectors import dilemma_id_list
 from llmruns.engine import run_progress_refresh, trial_counts_refresh
 from llmruns.models import AgentNote, Attempt, LLMModel, Result, Run, Trial
 from llmruns.results import result_publish
 from scoring.rankings import RankingError, validate_ranking
-from surveys.selectors import dilemma_id_list
 from virtuemap_site.errors import ApplicationError
 
 INSTRUMENT = VirtueMap.identity.slug

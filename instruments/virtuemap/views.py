@@ -1,15 +1,291 @@
-"""Pages of VirtueMap's model side: the gallery of published model profiles."""
+"""Pages of the VirtueMap instrument for people and about models: the home page, the profiling questionnaire and its
+results, and the gallery of published model profiles."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+import json
+from dataclasses import dataclass, field
 
-from instruments.virtuemap.plugin import VirtueMap
-from instruments.virtuemap.selectors import profile_scores, published_profile_list
+from django.conf import settings
+from django.core import signing
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from instruments.virtuemap import selectors as survey_selectors
+from instruments.virtuemap import selectors as virtuemap_selectors
+from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
+from instruments.virtuemap.forms import RankingForm
+from instruments.virtuemap.plugin import PROFILING, VirtueMap
+from instruments.virtuemap.profiling import profile_score, profiling_submission_store
+from instruments.virtuemap.selectors import (
+    dilemma_list_with_options,
+    profile_scores,
+    profile_scoring_context,
+    published_profile_list,
+    retained_key_list,
+    study_is_open,
+    virtue_list,
+)
 from llmruns.results import result_is_stale
-from surveys import selectors as survey_selectors
-from surveys.charts import RadarSeries, axis_minimum, radar_chart
+from scoring import OPTIONS, RankingError, validate_ranking
+from surveys import forms
+from surveys.models import Respondent
+from surveys.selectors import consent_text_current, respondent_by_id
+from surveys.services import respondent_withdraw
+from surveys.web import consent_from_form
+from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    keys = retained_key_list()
+    return render(
+        request,
+        "virtuemap/home.html",
+        {
+            "virtues": virtue_list(),
+            "dilemma_count": dilemma_list_with_options().count(),
+            "retained_key_count": keys.count(),
+            "published_key_count": keys.filter(provenance="published").count(),
+            "study_open": study_is_open(),
+        },
+    )
+
+
+# --- The profiling questionnaire ------------------------------------------------------------------------
+# The answers so far live in a signed cookie, not in the database: they survive a reload, and nothing about a
+# person who has not consented is stored on the server.
+
+ANSWERS_COOKIE = "virtuemap_profile"
+ANSWERS_SALT = "surveys.profile.answers"
+ANSWERS_MAX_AGE = 7 * 24 * 3600
+
+
+@dataclass
+class ProfileAnswers:
+    """Dilemma id → ranking as a string of letters ("CBADE"), or None for a skipped dilemma."""
+
+    rankings: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, request: HttpRequest, dilemmas: list[str]) -> ProfileAnswers:
+        try:
+            stored = json.loads(request.get_signed_cookie(ANSWERS_COOKIE, salt=ANSWERS_SALT, max_age=ANSWERS_MAX_AGE))
+        except (KeyError, ValueError, signing.BadSignature):
+            return cls()
+        if not isinstance(stored, dict):
+            return cls()
+        # A tampered or outdated cookie can only lose answers, never inject a bad ranking.
+        rankings: dict[str, str | None] = {}
+        for dilemma, ranking in stored.items():
+            if dilemma not in dilemmas:
+                continue
+            if ranking is None:
+                rankings[dilemma] = None
+                continue
+            try:
+                rankings[dilemma] = "".join(validate_ranking(list(ranking) if isinstance(ranking, str) else ranking))
+            except RankingError:
+                continue
+        return cls(rankings)
+
+    def save(self, response: HttpResponse) -> None:
+        response.set_signed_cookie(
+            ANSWERS_COOKIE,
+            json.dumps(self.rankings, separators=(",", ":")),
+            salt=ANSWERS_SALT,
+            max_age=ANSWERS_MAX_AGE,
+            httponly=True,
+            samesite="Lax",
+            secure=settings.SESSION_COOKIE_SECURE,  # the same policy as the session cookie
+        )
+
+    @property
+    def answered(self) -> list[str]:
+        return [dilemma for dilemma, ranking in self.rankings.items() if ranking is not None]
+
+    @property
+    def skipped(self) -> list[str]:
+        return [dilemma for dilemma, ranking in self.rankings.items() if ranking is None]
+
+    def for_scoring(self) -> dict[str, list[str] | None]:
+        return {dilemma: (list(ranking) if ranking else None) for dilemma, ranking in self.rankings.items()}
+
+
+def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
+    answered, skipped = len(answers.answered), len(answers.skipped)
+    return {
+        "answered": answered,
+        "skipped": skipped,
+        "total": total,
+        "text": f"{answered} of {total} answered, {skipped} skipped",
+    }
+
+
+PROFILING_SESSION_KEY = "profiling_respondent"
+
+
+def _profiling_respondent(request: HttpRequest) -> Respondent | None:
+    """The respondent who consented to research use in this browser session, if any."""
+    respondent_id = request.session.get(PROFILING_SESSION_KEY)
+    if not respondent_id:
+        return None
+    return respondent_by_id(respondent_id=respondent_id, study=PROFILING)
+
+
+@require_http_methods(["GET", "POST"])
+@consent_rate_limited
+def profile_start(request: HttpRequest) -> HttpResponse:
+    """The questionnaire's first page: what it is, and the choice to consent to research use or not.
+
+    The consent is the validation study's flow with the profiling study's text: a versioned text, an explicit
+    box, `respondent_consent`; starting without consent stores nothing.
+    """
+    dilemmas = list(dilemma_list_with_options().order_by("position"))
+    answers = ProfileAnswers.load(request, [dilemma.id for dilemma in dilemmas])
+    respondent = _profiling_respondent(request)
+    text = consent_text_current(study=PROFILING)
+    form = forms.ConsentForm(request.POST or None, request=request)
+    if request.method == "POST" and dilemmas:
+        first = reverse("profile-dilemma", args=[dilemmas[0].id])
+        if "decline" in request.POST or text is None:
+            return redirect(first)
+        if form.is_valid() and not form.cleaned_data["agree"]:
+            form.add_error("agree", "Please tick the box to agree, or choose to start without storing anything.")
+        elif form.is_valid():
+            outcome = consent_from_form(request, form, text=text, session_key=PROFILING_SESSION_KEY)
+            if outcome is not None:
+                if answers.rankings:
+                    profiling_submission_store(respondent=outcome.respondent, rankings=answers.rankings)
+                return redirect(first)
+    unseen = [dilemma for dilemma in dilemmas if dilemma.id not in answers.rankings]
+    return render(
+        request,
+        "virtuemap/profile_start.html",
+        {
+            "dilemmas": dilemmas,
+            "first": dilemmas[0] if dilemmas else None,
+            "resume": unseen[0] if unseen and answers.rankings else None,
+            "progress": _progress(answers, len(dilemmas)),
+            "has_answers": bool(answers.rankings),
+            "respondent": respondent,
+            "text": text,
+            "form": form,
+        },
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def profile_withdraw(request: HttpRequest) -> HttpResponse:
+    """Delete the consenting respondent and their stored answers, and forget the answers in the browser."""
+    respondent = _profiling_respondent(request)
+    if request.method == "POST":
+        if respondent is not None:
+            respondent_withdraw(respondent=respondent)
+        request.session.pop(PROFILING_SESSION_KEY, None)
+        response = render(request, "virtuemap/profile_withdrawn.html", {"had_data": respondent is not None})
+        response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
+        return response
+    return render(request, "virtuemap/profile_withdraw.html", {"respondent": respondent})
+
+
+@submit_rate_limited
+def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
+    dilemmas = list(dilemma_list_with_options().order_by("position"))
+    ids = [dilemma.id for dilemma in dilemmas]
+    if dilemma_id not in ids:
+        raise Http404("No such dilemma.")
+    index = ids.index(dilemma_id)
+    dilemma = dilemmas[index]
+    answers = ProfileAnswers.load(request, ids)
+    respondent = _profiling_respondent(request)
+    texts = {option.letter: option.text for option in dilemma.options.all()}
+    saved = answers.rankings.get(dilemma_id)
+    initial = list(saved) if saved else list(OPTIONS)
+    next_url = reverse("profile-dilemma", args=[ids[index + 1]]) if index + 1 < len(ids) else reverse("profile-results")
+    if request.method == "POST":
+        form = RankingForm(request.POST, initial_ranking=initial, option_texts=texts)
+        action = request.POST.get("action", "answer")
+        if action == "skip":
+            answers.rankings[dilemma_id] = None
+        elif form.is_valid():
+            answers.rankings[dilemma_id] = "".join(form.cleaned_data["ranking"])
+        else:
+            action = "invalid"
+        if action != "invalid":
+            if respondent is not None:
+                profiling_submission_store(respondent=respondent, rankings=answers.rankings)
+            response = redirect(next_url)
+            answers.save(response)
+            return response
+    else:
+        form = RankingForm(initial_ranking=initial, option_texts=texts)
+    back_url = reverse("profile-dilemma", args=[ids[index - 1]]) if index > 0 else reverse("profile-start")
+    return render(
+        request,
+        "virtuemap/profile_dilemma.html",
+        {
+            "dilemma": dilemma,
+            "number": index + 1,
+            "form": form,
+            "progress": _progress(answers, len(ids)),
+            "status": "answered" if saved else ("skipped" if dilemma_id in answers.rankings else "new"),
+            "back_url": back_url,
+            "is_last": index + 1 == len(ids),
+            "has_answers": bool(answers.answered),
+            "respondent": respondent,
+        },
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+def profile_results(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        # "Start again": forget every answer in the browser. Answers stored with consent stay until withdrawn.
+        request.session.pop(PROFILING_SESSION_KEY, None)
+        response = redirect("profile-start")
+        response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
+        return response
+    context = profile_scoring_context()
+    answers = ProfileAnswers.load(request, list(context.dilemmas))
+    result = profile_score(rankings=answers.for_scoring(), context=context)
+    virtues = list(virtue_list())
+    dilemmas = {dilemma.id: dilemma for dilemma in dilemma_list_with_options()}
+    person = [result.scores[virtue.id] for virtue in virtues]
+    names = [virtue.name for virtue in virtues]
+    best = result.nearest_models[0] if result.nearest_models else None
+    best_scores = None
+    if best is not None:
+        profile = virtuemap_selectors.published_profile_get(slug=best.slug)
+        scores = virtuemap_selectors.profile_scores(profile) if profile else None
+        best_scores = [scores.get(virtue.id) for virtue in virtues] if scores else None
+    charts = {"person": radar_chart(axis_labels=names, series=[RadarSeries("Your profile", person)])}
+    if best_scores is not None:
+        charts["overlay"] = radar_chart(
+            axis_labels=names,
+            series=[RadarSeries("Your profile", person), RadarSeries(best.name, best_scores, style="model")],
+        )
+    return render(
+        request,
+        "virtuemap/profile_results.html",
+        {
+            "rows": [{"virtue": virtue, "score": result.scores[virtue.id]} for virtue in virtues],
+            "result": result,
+            "answered": [dilemmas[dilemma_id] for dilemma_id in result.answered],
+            "skipped": [dilemmas[dilemma_id] for dilemma_id in result.skipped],
+            "not_seen": [dilemmas[d] for d in result.skipped if d not in answers.rankings],
+            "charts": charts,
+            "best": best,
+            "progress": _progress(answers, len(context.dilemmas)),
+            "first": next(iter(dilemmas.values()), None),
+            "respondent": _profiling_respondent(request),
+        },
+    )
+
+
+# --- the gallery -----------------------------------------------------------------------------------------------
 
 
 def gallery(request: HttpRequest) -> HttpResponse:

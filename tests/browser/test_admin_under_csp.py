@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from instruments.virtuemap.models import KeyCandidate
 from llmruns.models import Run, Trial
-from surveys.models import KeyCandidate
 from tests.browser.conftest import DESKTOP, _open_page
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,8 +45,8 @@ def test_admin_pages_raise_no_csp_violation(
         "/admin/surveys/respondent/",
         "/admin/surveys/respondent/?suspicion=any",
         f"/admin/surveys/respondent/{respondent.pk}/change/",
-        "/admin/surveys/keycandidate/",
-        f"/admin/surveys/keycandidate/{candidate.pk}/change/",
+        "/admin/virtuemap/keycandidate/",
+        f"/admin/virtuemap/keycandidate/{candidate.pk}/change/",
         "/admin/surveys/consenttext/add/",
         "/admin/llmruns/llmmodel/add/",
         "/admin/virtuemap/virtuemapprofile/add/",
@@ -65,7 +65,7 @@ def test_admin_pages_raise_no_csp_violation(
 
 def test_the_key_review_action_page_raises_no_csp_violation(staff_page, instrument, screenshot):
     page, problems = staff_page
-    _visit(page, "/admin/surveys/keycandidate/")
+    _visit(page, "/admin/virtuemap/keycandidate/")
     page.locator("input[name=_selected_action]").first.check()
     page.select_option("select[name=action]", "promote")
     page.click("button[name=index]")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from surveys.models import KeyCandidate, KeyDecision
-from surveys.services import validation_open
+from instruments.virtuemap.models import KeyCandidate, KeyDecision
+from instruments.virtuemap.validation import validation_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,7 +23,7 @@ def test_a_researcher_promotes_a_key_candidate_with_a_reason_and_sees_it_in_the_
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
 
-    page.goto("/admin/surveys/keycandidate/?status__exact=open")
+    page.goto("/admin/virtuemap/keycandidate/?status__exact=open")
     page.locator(f'#result_list tr:has(input[value="{candidate.pk}"]) th a').click()
     page.wait_for_url("**/change/**")
     assert page.locator(".field-top_corrections").count() == 1
@@ -40,7 +40,7 @@ def test_a_researcher_promotes_a_key_candidate_with_a_reason_and_sees_it_in_the_
     # expect waits for the redirect after the action; is_visible() would look before it arrives.
     expect(page.get_by_text("Promote: 1 candidate(s).")).to_be_visible()
 
-    page.goto("/admin/surveys/keydecision/?action__exact=retained")
+    page.goto("/admin/virtuemap/keydecision/?action__exact=retained")
     row = page.locator("#result_list tbody tr").filter(has_text="Expert panel agreed in the May meeting")
     assert row.count() == 1 and "researcher" in row.inner_text()
     screenshot(page, "admin-audit-trail")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.models import ProfilingSubmission, Respondent, Study
+from instruments.virtuemap.models import ProfilingSubmission
+from instruments.virtuemap.plugin import PROFILING
+from surveys.models import Respondent
 from surveys.services import consent_text_install_defaults
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,7 +31,7 @@ def test_a_consenting_person_answers_by_keyboard_skips_the_rest_sees_results_and
     assert page.url.endswith("/profile/results/")
     assert page.get_by_text("1 of 7 answered, 6 skipped").is_visible()
     screenshot(page, "profile-results-consented")
-    submission = ProfilingSubmission.objects.get(respondent__study=Study.PROFILING)
+    submission = ProfilingSubmission.objects.get(respondent__study=PROFILING)
     assert submission.rankings == {"D1": "EABCD", **{f"D{n}": None for n in range(2, 8)}}
 
     page.goto("/profile/withdraw/")

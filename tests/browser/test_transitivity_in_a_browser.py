@@ -14,7 +14,7 @@ def transitivity_ready(transitivity_instrument, consent_texts, settings):
 
 
 def test_a_person_consents_answers_every_pair_of_a_block_and_sees_their_verdicts(page, transitivity_ready, screenshot):
-    from instruments.transitivity.models import PairwiseAnswer
+    from surveys.models import QuestionnaireAnswer
 
     page.goto("/transitivity/")
     page.get_by_role("link", name="Answer the pairs yourself").click()
@@ -29,10 +29,10 @@ def test_a_person_consents_answers_every_pair_of_a_block_and_sees_their_verdicts
         page.get_by_role("button", name="Next" if number < 42 else "Save and see my results").click()
         page.wait_for_load_state()
     assert page.url.endswith("/transitivity/questionnaire/results/")
-    assert page.get_by_text("all 42 choices are stored").is_visible()
+    assert page.get_by_text("all 42 answers are stored").is_visible()
     assert page.locator("[data-verdict-grid] .verdict").count() == 6
     assert page.locator('tr[data-subject="Alpha"]').is_visible()
-    assert PairwiseAnswer.objects.count() == 42
+    assert QuestionnaireAnswer.objects.count() == 42
     screenshot(page, "transitivity-results")
 
 

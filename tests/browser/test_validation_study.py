@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.models import Assignment, Respondent, ValidationResponse
-from surveys.services import consent_text_install_defaults, validation_open
+from instruments.virtuemap.models import Assignment, ValidationResponse
+from instruments.virtuemap.validation import validation_open
+from surveys.models import Respondent
+from surveys.services import consent_text_install_defaults
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

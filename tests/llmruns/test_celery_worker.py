@@ -17,11 +17,11 @@ from django.db.models import Count
 
 from instruments.transitivity.services import transitivity_instrument_load_file
 from instruments.transitivity.testing import scripted_logprobs
+from instruments.virtuemap.services import instrument_load_file
 from llmruns.engine import run_start
 from llmruns.models import LLMModel, Run, Trial
 from llmruns.tasks import run_task
 from llmruns.testing import FakeProvider
-from surveys.services import instrument_load_file
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

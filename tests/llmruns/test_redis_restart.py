@@ -11,10 +11,10 @@ import time
 import pytest
 from django.db.models import Count
 
+from instruments.virtuemap.services import instrument_load_file
 from llmruns.models import LLMModel, Run, Trial
 from llmruns.tasks import run_task
 from llmruns.testing import FakeProvider
-from surveys.services import instrument_load_file
 from tests.llmruns.runs import suite_start
 from virtuemap_site.celery import app
 

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from instruments.transitivity.testing import scripted_logprobs
+from instruments.virtuemap.models import KeyCandidate
 from llmruns.models import LLMModel, Result, Run
-from surveys.models import KeyCandidate
 
 pytestmark = pytest.mark.django_db
 

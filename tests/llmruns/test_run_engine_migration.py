@@ -20,7 +20,8 @@ from tests.transitivity.reporting import vectors_for_model
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
 BEFORE = [
     ("llmruns", "0006_suite_heartbeat"),
     ("transitivity", "0001_instrument_runs_and_pairwise"),
@@ -139,16 +140,47 @@ def _old_choice_run(apps, model, vectors, *, status="finished", method="logprobs
     return run
 
 
+def _old_content(apps) -> None:
+    """The VirtueMap instrument and its published key, as the schema before the move stored them (in `surveys`)."""
+    data = json.loads(
+        (Path(__file__).resolve().parents[2] / "instruments/virtuemap/fixtures/instrument.json").read_text()
+    )
+    get = lambda name: apps.get_model("surveys", name)  # noqa: E731
+    get("Instrument").objects.create(slug=data["instrument"], version=data["version"], source=data["source"],
+                                     llm_prompt_template=data["llm_prompt_template"]["user"])  # fmt: skip
+    for position, virtue in enumerate(data["virtues"], start=1):
+        get("Virtue").objects.create(id=virtue["id"], name=virtue["name"], greek_name=virtue["greek"],
+                                     short_definition=virtue["short_definition"], definition=virtue["definition"],
+                                     position=position)  # fmt: skip
+    for position, dilemma in enumerate(data["dilemmas"], start=1):
+        row = get("Dilemma").objects.create(id=dilemma["id"], title=dilemma["title"], scenario=dilemma["scenario"],
+                                            position=position)  # fmt: skip
+        for letter, text in dilemma["options"].items():
+            get("Option").objects.create(dilemma=row, letter=letter, text=text)
+    for dilemma, by_virtue in data["published_key"].items():
+        for virtue, ordering in by_virtue.items():
+            get("KeyCandidate").objects.create(dilemma_id=dilemma, virtue_id=virtue, ordering="".join(ordering),
+                                               round=0, status="retained", provenance="published")  # fmt: skip
+
+
+def _old_respondent(apps):
+    ConsentText = apps.get_model("surveys", "ConsentText")
+    text = ConsentText.objects.create(study="validation", version="1", title="t", information_sheet="i",
+                                      consent_statement="c", text_hash="0" * 64, is_current=True)  # fmt: skip
+    return apps.get_model("surveys", "Respondent").objects.create(
+        study="validation", consent_text=text, consent_version="1", consent_text_hash="0" * 64,
+        consented_at="2026-06-01T10:00:00+00:00",
+    )  # fmt: skip
+
+
 def test_migrating_forward_keeps_every_suite_item_profile_choice_and_respondent(settings):
     from instruments.transitivity.services import transitivity_instrument_load_file
-    from surveys.services import consent_text_install_defaults, instrument_load_file, respondent_consent
 
     old = _migrate(BEFORE)
-    # The content tables did not change between the two schemas, so today's loaders fill them.
-    instrument_load_file()
+    _old_content(old)
+    # The transitivity content tables did not change between the two schemas, so today's loader fills them.
     transitivity_instrument_load_file()
-    consent_text_install_defaults()
-    respondent = respondent_consent(study="validation", consent_version="1", accept=True).respondent
+    respondent = _old_respondent(old)
     suites = _old_suites(old)
     _old_profiles(old, suites)
     LLMModel = old.get_model("llmruns", "LLMModel")

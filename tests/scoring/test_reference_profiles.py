@@ -23,7 +23,7 @@ from scoring.suite import SuiteProfile, suite_profile
 ROOT = Path(__file__).resolve().parents[2]
 RUNS_PATH = ROOT / "tests" / "data" / "reference_runs_sample.jsonl"
 PROFILES_PATH = ROOT / "tests" / "data" / "reference_profiles_sample.json"
-INSTRUMENT_PATH = ROOT / "surveys" / "fixtures" / "instrument.json"
+INSTRUMENT_PATH = ROOT / "instruments" / "virtuemap" / "fixtures" / "instrument.json"
 MODELS = ("GPT", "Claude", "Gemini")
 
 

@@ -11,7 +11,7 @@ import pytest
 from scoring.stats import StopReason
 from scoring.suite import suite_profile, suite_stopping_decision
 
-INSTRUMENT_PATH = Path(__file__).resolve().parents[2] / "surveys" / "fixtures" / "instrument.json"
+INSTRUMENT_PATH = Path(__file__).resolve().parents[2] / "instruments" / "virtuemap" / "fixtures" / "instrument.json"
 
 
 @cache

@@ -12,11 +12,11 @@ from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied
 from django.test import RequestFactory
 
+from instruments.virtuemap.admin import KeyCandidateAdmin
+from instruments.virtuemap.models import KeyCandidate, KeyDecision
+from instruments.virtuemap.validation import validation_open
 from llmruns.engine import run_start
 from llmruns.models import LLMModel, Result, Run
-from surveys.admin import KeyCandidateAdmin
-from surveys.models import KeyCandidate, KeyDecision
-from surveys.services import validation_open
 
 pytestmark = pytest.mark.django_db
 
@@ -51,39 +51,39 @@ def llm_model(db):
 def decide(client, action: str, candidate: KeyCandidate):
     """The whole admin flow of a key action: the action, then its reason page submitted."""
     data = {"action": action, "_selected_action": [candidate.pk], "apply": "1", "reason": "looks right"}
-    return client.post("/admin/surveys/keycandidate/", data)
+    return client.post("/admin/virtuemap/keycandidate/", data)
 
 
 EXPORTS = {
-    "responses.csv": "surveys.view_validationresponse",
-    "responses-codebook.md": "surveys.view_validationresponse",
-    "keys.csv": "surveys.view_keycandidate",
-    "keys-codebook.md": "surveys.view_keycandidate",
+    "responses.csv": "virtuemap.view_validationresponse",
+    "responses-codebook.md": "virtuemap.view_validationresponse",
+    "keys.csv": "virtuemap.view_keycandidate",
+    "keys-codebook.md": "virtuemap.view_keycandidate",
 }
 
 
 @pytest.mark.parametrize("export", EXPORTS)
 def test_a_staff_user_without_the_view_permission_downloads_no_export(client, staff, candidate, export):
     staff()
-    assert client.get(f"/admin/surveys/keycandidate/export/{export}").status_code == 403
+    assert client.get(f"/admin/virtuemap/keycandidate/export/{export}").status_code == 403
 
 
 @pytest.mark.parametrize("export, permission", EXPORTS.items())
 def test_the_view_permission_opens_its_export(client, staff, candidate, export, permission):
     staff(permission)
-    assert client.get(f"/admin/surveys/keycandidate/export/{export}").status_code == 200
+    assert client.get(f"/admin/virtuemap/keycandidate/export/{export}").status_code == 200
 
 
 def test_the_list_links_only_the_exports_its_reader_may_download(client, staff, candidate):
-    staff("surveys.view_keycandidate")
-    page = client.get("/admin/surveys/keycandidate/").content.decode()
+    staff("virtuemap.view_keycandidate")
+    page = client.get("/admin/virtuemap/keycandidate/").content.decode()
     assert "export/keys.csv" in page and "export/responses.csv" not in page
 
 
 @pytest.mark.parametrize("action", ["promote", "reject", "reopen", "keep"])
 def test_a_staff_user_who_may_only_view_keys_cannot_act_on_them(client, staff, candidate, action):
-    staff("surveys.view_keycandidate")
-    assert f'value="{action}"' not in client.get("/admin/surveys/keycandidate/").content.decode()
+    staff("virtuemap.view_keycandidate")
+    assert f'value="{action}"' not in client.get("/admin/virtuemap/keycandidate/").content.decode()
     decisions = KeyDecision.objects.count()
     decide(client, action, candidate)
     assert KeyCandidate.objects.get(pk=candidate.pk).status == KeyCandidate.Status.OPEN
@@ -91,15 +91,15 @@ def test_a_staff_user_who_may_only_view_keys_cannot_act_on_them(client, staff, c
 
 
 def test_the_change_permission_on_keys_lets_a_reviewer_promote(client, staff, candidate):
-    reviewer = staff("surveys.view_keycandidate", "surveys.change_keycandidate")
+    reviewer = staff("virtuemap.view_keycandidate", "virtuemap.change_keycandidate")
     decide(client, "promote", candidate)
     assert KeyCandidate.objects.get(pk=candidate.pk).status == KeyCandidate.Status.RETAINED
     assert KeyDecision.objects.get(candidate=candidate, action="retained").decided_by == reviewer
 
 
 def test_an_action_posted_past_the_list_is_refused_by_its_own_check(staff, candidate):
-    user = staff("surveys.view_keycandidate")
-    request = RequestFactory().post("/admin/surveys/keycandidate/", {"apply": "1", "reason": "x"})
+    user = staff("virtuemap.view_keycandidate")
+    request = RequestFactory().post("/admin/virtuemap/keycandidate/", {"apply": "1", "reason": "x"})
     request.user = user
     with pytest.raises(PermissionDenied):
         KeyCandidateAdmin(KeyCandidate, admin.site).promote(request, KeyCandidate.objects.filter(pk=candidate.pk))

@@ -10,10 +10,11 @@ import pytest
 from django.core.cache import cache
 from django.test import RequestFactory
 
-from surveys.exports import responses_csv
+from instruments.virtuemap.exports import responses_csv
+from instruments.virtuemap.models import ValidationResponse
+from instruments.virtuemap.validation import validation_open
 from surveys.forms import FORM_TIME_MAX_AGE, form_time_token
-from surveys.models import Respondent, ValidationResponse
-from surveys.services import validation_open
+from surveys.models import Respondent
 from virtuemap_site.abuse import client_fingerprint, parse_rate
 
 ADDRESS = "203.0.113.9"

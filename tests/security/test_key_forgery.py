@@ -16,8 +16,11 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from surveys.models import KeyCandidate, KeyDecision, Respondent
-from surveys.services import instrument_load_file, proposed_orderings, respondent_withdraw, validation_open
+from instruments.virtuemap.models import KeyCandidate, KeyDecision
+from instruments.virtuemap.services import instrument_load_file
+from instruments.virtuemap.validation import proposed_orderings, validation_open
+from surveys.models import Respondent
+from surveys.services import respondent_withdraw
 from tests.conftest import Clock
 
 pytestmark = pytest.mark.django_db
@@ -111,9 +114,9 @@ def test_a_scripted_attack_through_the_api_and_the_pages_changes_no_key(study, s
     assert held.count() == 35 and all(candidate.needs_review for candidate in held)
     assert not KeyCandidate.objects.filter(status="open").exists()  # no round opened from the attackers' orderings
     assert KeyDecision.objects.filter(action="held", automatic=True).count() == 35
-    page = admin_client.get("/admin/surveys/keycandidate/?status__exact=held").content.decode()
+    page = admin_client.get("/admin/virtuemap/keycandidate/?status__exact=held").content.decode()
     assert "35 key candidates" in page
-    assert "held for review" in admin_client.get("/admin/surveys/keydecision/?action__exact=held").content.decode()
+    assert "held for review" in admin_client.get("/admin/virtuemap/keydecision/?action__exact=held").content.decode()
 
 
 def test_a_patient_scripted_attack_that_waits_like_a_reader_changes_no_key_either(study, settings, clock):

@@ -209,12 +209,12 @@ def test_tasks_take_ids_never_secrets():
     import inspect
 
     import llmruns.tasks
-    import surveys.tasks  # noqa: F401  (registers the tasks)
+    import instruments.virtuemap.tasks  # noqa: F401  (registers the tasks)
     from virtuemap_site.celery import app
 
     assert llmruns.tasks.run_task.name in app.tasks
 
-    ours = {name: task for name, task in app.tasks.items() if name.split(".")[0] in ("surveys", "llmruns")}
+    ours = {name: task for name, task in app.tasks.items() if name.split(".")[0] in ("instruments", "llmruns")}
     assert ours
     for name, task in ours.items():
         parameters = list(inspect.signature(task.run).parameters)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from instruments.transitivity.models import PairwiseAnswer
-from surveys.models import Respondent
+from surveys.models import QuestionnaireAnswer, Respondent
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +50,7 @@ def test_a_position_that_is_not_ascii_digits_is_a_400_and_stores_nothing(
 ):
     client.post("/transitivity/questionnaire/", {"agree": "on", "accept": "1"})
     response = client.post("/transitivity/questionnaire/next/", {"position": position, "situation": "1"})
-    assert response.status_code == 400 and not PairwiseAnswer.objects.exists()
+    assert response.status_code == 400 and not QuestionnaireAnswer.objects.exists()
 
 
 def test_a_form_encoded_api_write_is_refused_with_415_and_stores_nothing(client, consent_texts):

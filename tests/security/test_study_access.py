@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from rest_framework.test import APIClient
 
+from instruments.virtuemap.validation import validation_open
 from surveys.models import Respondent
-from surveys.services import validation_open
 
 pytestmark = pytest.mark.django_db
 

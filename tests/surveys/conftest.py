@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.models import KeyCandidate, Study
-from surveys.services import respondent_consent, validation_next_assignment, validation_open, validation_response_submit
+from instruments.virtuemap.models import KeyCandidate
+from instruments.virtuemap.plugin import VALIDATION
+from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit
+from surveys.services import respondent_consent
 
 
 @pytest.fixture
@@ -30,7 +32,7 @@ def evaluate():
     answers it; returns the respondent."""
 
     def answer(candidate: KeyCandidate, confirmed: bool = True, ordering=None):
-        respondent = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+        respondent = respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
         assignment = validation_next_assignment(respondent=respondent)
         assert assignment.candidate_id == candidate.pk, "the candidate under test was not served"
         validation_response_submit(

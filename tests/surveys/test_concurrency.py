@@ -10,17 +10,13 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 
-from surveys.models import KeyCandidate, KeyDecision, Study, ValidationResponse
-from surveys.selectors import key_count_drift
-from surveys.services import (
-    consent_text_install_defaults,
-    instrument_load_file,
-    respondent_consent,
-    validation_next_assignment,
-    validation_open,
-    validation_response_submit,
-)
-from surveys.views import SESSION_KEY
+from instruments.virtuemap.models import KeyCandidate, KeyDecision, ValidationResponse
+from instruments.virtuemap.plugin import VALIDATION
+from instruments.virtuemap.selectors import key_count_drift
+from instruments.virtuemap.services import instrument_load_file
+from instruments.virtuemap.study_views import SESSION_KEY
+from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit
+from surveys.services import consent_text_install_defaults, respondent_consent
 
 pytestmark = [
     pytest.mark.postgres,
@@ -43,7 +39,7 @@ def prepare(respondents: int) -> list[tuple]:
     rng = random.Random(7)
     jobs = []
     for _ in range(respondents):
-        respondent = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+        respondent = respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
         candidate_id = validation_next_assignment(respondent=respondent, rng=rng).candidate_id
         confirmed = rng.random() < 0.9
         jobs.append((respondent, candidate_id, confirmed, None if confirmed else ["E", "D", "C", "B", "A"]))
@@ -108,7 +104,7 @@ class HttpRespondent:
     def __init__(self, index: int, via: str) -> None:
         from django.test import Client
 
-        outcome = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True)
+        outcome = respondent_consent(study=VALIDATION, consent_version="1", accept=True)
         assignment = validation_next_assignment(respondent=outcome.respondent)
         self.via = via
         self.client = Client(REMOTE_ADDR=f"10.{index // 250}.{index % 250}.1")

@@ -11,9 +11,11 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
-from surveys.api import TOKEN_HEADER
-from surveys.models import Assignment, KeyCandidate, Respondent, ValidationResponse
-from surveys.services import respondent_consent, token_hash, validation_next_assignment
+from instruments.virtuemap.models import Assignment, KeyCandidate, ValidationResponse
+from instruments.virtuemap.study_api import TOKEN_HEADER
+from instruments.virtuemap.validation import validation_next_assignment
+from surveys.models import Respondent
+from surveys.services import respondent_consent, token_hash
 from tests.hostile import (
     HOSTILE_SETTINGS,
     MALFORMED_BODIES,

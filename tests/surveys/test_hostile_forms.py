@@ -10,9 +10,13 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
-from surveys import views
-from surveys.models import Assignment, KeyCandidate, ProfilingSubmission, Respondent, Study, ValidationResponse
-from surveys.services import respondent_consent, validation_next_assignment
+from instruments.virtuemap.models import Assignment, KeyCandidate, ProfilingSubmission, ValidationResponse
+from instruments.virtuemap.plugin import PROFILING, VALIDATION
+from instruments.virtuemap.study_views import SESSION_KEY
+from instruments.virtuemap.validation import validation_next_assignment
+from instruments.virtuemap.views import PROFILING_SESSION_KEY
+from surveys.models import Respondent
+from surveys.services import respondent_consent
 from tests.hostile import (
     HOSTILE_SETTINGS,
     changed,
@@ -51,11 +55,11 @@ def post(client: Client, path: str, request: tuple[bytes, str]):
     return response
 
 
-def consented_client(study: str = Study.VALIDATION) -> tuple[Client, Respondent]:
+def consented_client(study: str = VALIDATION) -> tuple[Client, Respondent]:
     respondent = respondent_consent(study=study, consent_version="1", accept=True).respondent
     client = Client()
     session = client.session
-    session[views.SESSION_KEY if study == Study.VALIDATION else views.PROFILING_SESSION_KEY] = str(respondent.pk)
+    session[SESSION_KEY if study == VALIDATION else PROFILING_SESSION_KEY] = str(respondent.pk)
     session.save()
     return client, respondent
 
@@ -75,7 +79,7 @@ def test_the_study_consent_form_survives_hostile_posts(study, data):
         if response.status_code == 302 and response.url.endswith("/about-you/"):
             (new,) = set(after["respondents"]) - set(before["respondents"])
             assert changed(before, after) == {"respondents"}
-            assert Respondent.objects.get(pk=new[0]).study == Study.VALIDATION
+            assert Respondent.objects.get(pk=new[0]).study == VALIDATION
         else:
             assert before == after
 
@@ -171,7 +175,7 @@ def test_withdrawal_survives_hostile_posts_and_deletes_everything_at_once(study,
 def test_a_profiling_dilemma_page_survives_hostile_posts(instrument, consent_texts, data, dilemma):
     fields = {"action": st.sampled_from(["answer", "skip"]), **ranking_fields()}
     with rolled_back():
-        client, respondent = consented_client(Study.PROFILING)
+        client, respondent = consented_client(PROFILING)
         before = db_state()
         response = post(client, f"/profile/dilemmas/{dilemma}/", data.draw(form_request(fields)))
         after = db_state()
@@ -192,9 +196,9 @@ def test_the_profiling_consent_form_survives_hostile_posts(instrument, consent_t
         before = db_state()
         response = post(client, "/profile/", data.draw(form_request(fields)))
         after = db_state()
-        if views.PROFILING_SESSION_KEY in client.session:
+        if PROFILING_SESSION_KEY in client.session:
             assert response.status_code == 302
             assert changed(before, after) == {"respondents"}
-            assert Respondent.objects.get(pk=client.session[views.PROFILING_SESSION_KEY]).study == Study.PROFILING
+            assert Respondent.objects.get(pk=client.session[PROFILING_SESSION_KEY]).study == PROFILING
         else:
             assert before == after

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from surveys.models import KeyCandidate
+from instruments.virtuemap.models import KeyCandidate
 
 pytestmark = pytest.mark.django_db
 

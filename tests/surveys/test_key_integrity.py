@@ -7,18 +7,16 @@ import random
 
 import pytest
 
-from surveys.models import KeyCandidate, KeyDecision, Study
-from surveys.services import (
+from instruments.virtuemap.keys import (
     key_candidate_promote,
     key_candidate_reject,
     key_candidate_reopen,
     key_candidate_review_keep,
-    respondent_consent,
-    respondent_withdraw,
-    validation_next_assignment,
-    validation_open,
-    validation_response_submit,
 )
+from instruments.virtuemap.models import KeyCandidate, KeyDecision
+from instruments.virtuemap.plugin import VALIDATION
+from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit
+from surveys.services import respondent_consent, respondent_withdraw
 from virtuemap_site.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +39,7 @@ def answer(candidate, *, network: int | None, confirmed=True, ordering=None, clo
     """A new respondent from `network` is served the candidate and answers it, reading for 10–40 s when a clock
     runs (people), at once otherwise (a script)."""
     respondent = respondent_consent(
-        study=Study.VALIDATION, consent_version="1", accept=True, network_bucket=network
+        study=VALIDATION, consent_version="1", accept=True, network_bucket=network
     ).respondent
     assert validation_next_assignment(respondent=respondent).candidate_id == candidate.pk
     if clock is not None:
@@ -111,7 +109,7 @@ def test_a_held_candidate_is_served_to_nobody_and_counts_no_later_answer(study, 
     outcome = validation_response_submit(respondent=respondent, candidate_id=candidate.pk, confirmed=True)
     assert not outcome.response.counted
     assert KeyCandidate.objects.get(pk=candidate.pk).n_evaluations == 6
-    later = respondent_consent(study=Study.VALIDATION, consent_version="1", accept=True).respondent
+    later = respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
     assert validation_next_assignment(respondent=later) is None
 
 
@@ -194,8 +192,8 @@ def test_withdrawals_that_take_a_retained_key_below_the_rule_flag_it_for_review(
 
 
 def test_a_failed_attention_check_that_undoes_a_rejection_flags_it(study, clock):
-    from surveys.models import Assignment
-    from surveys.services import attention_check_submit
+    from instruments.virtuemap.models import Assignment
+    from instruments.virtuemap.validation import attention_check_submit
 
     candidate = study("CBDAE")
     rng = random.Random(5)
@@ -246,6 +244,6 @@ def test_the_review_page_shows_why_a_candidate_waits(study, settings, admin_clie
     candidate = study("EDCBA")
     for _ in range(6):
         answer(candidate, network=7)
-    page = admin_client.get(f"/admin/surveys/keycandidate/{candidate.pk}/change/").content.decode()
+    page = admin_client.get(f"/admin/virtuemap/keycandidate/{candidate.pk}/change/").content.decode()
     assert "Held for review" in page and "too soon to have read it" in page
-    assert str(candidate) in admin_client.get("/admin/surveys/keycandidate/?needs_review__exact=1").content.decode()
+    assert str(candidate) in admin_client.get("/admin/virtuemap/keycandidate/?needs_review__exact=1").content.decode()

@@ -6,12 +6,13 @@ import io
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 
-from surveys.models import KeyCandidate, KeyDecision, Respondent
+from instruments.virtuemap.models import KeyCandidate, KeyDecision
+from surveys.models import Respondent
 from tests.surveys.conftest import evaluate_many
 
 pytestmark = pytest.mark.django_db
 
-CHANGELIST = "/admin/surveys/keycandidate/"
+CHANGELIST = "/admin/virtuemap/keycandidate/"
 
 
 @pytest.fixture
@@ -61,8 +62,8 @@ def test_rejecting_and_reopening_keep_the_history(reviewer, open_candidate):
 
 def test_the_audit_trail_is_read_only(reviewer, open_candidate):
     decision = open_candidate.decisions.get()
-    assert reviewer.post(f"/admin/surveys/keydecision/{decision.pk}/delete/").status_code == 403
-    assert reviewer.get("/admin/surveys/keydecision/add/").status_code == 403
+    assert reviewer.post(f"/admin/virtuemap/keydecision/{decision.pk}/delete/").status_code == 403
+    assert reviewer.get("/admin/virtuemap/keydecision/add/").status_code == 403
 
 
 def test_an_outsider_cannot_reach_the_review(client, outsider, open_candidate):

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from surveys.models import Dilemma, Instrument, KeyCandidate, Option, Virtue
-from surveys.services import INSTRUMENT_FIXTURE, instrument_load
+from instruments.virtuemap.models import Dilemma, KeyCandidate, Option, Virtue, VirtueMapInstrument
+from instruments.virtuemap.services import INSTRUMENT_FIXTURE, instrument_load
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +17,8 @@ def load_fixture() -> dict:
 
 def snapshot() -> list:
     return [
-        list(model.objects.order_by("pk").values()) for model in (Instrument, Virtue, Dilemma, Option, KeyCandidate)
+        list(model.objects.order_by("pk").values())
+        for model in (VirtueMapInstrument, Virtue, Dilemma, Option, KeyCandidate)
     ]
 
 
@@ -42,7 +43,7 @@ def test_it_retains_the_published_key_for_all_35_dilemma_virtue_pairs(instrument
 
 
 def test_it_keeps_the_source_note_and_prompt_template(instrument):
-    row = Instrument.objects.get(slug="virtuemap")
+    row = VirtueMapInstrument.objects.get(slug="virtuemap")
     assert "VirtueMap" in row.source
     assert "{scenario}" in row.llm_prompt_template
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from instruments.virtuemap.selectors import retained_key_map
 from scoring import virtue_profile
-from surveys.selectors import retained_key_map
 
 pytestmark = pytest.mark.django_db
 
@@ -108,7 +108,7 @@ def test_all_skipped_shows_not_enough_answers_instead_of_zero(client, instrument
 
 
 def test_a_virtue_without_keys_for_the_answered_dilemmas_shows_not_enough_answers(client, instrument):
-    from surveys.models import KeyCandidate
+    from instruments.virtuemap.models import KeyCandidate
 
     KeyCandidate.objects.filter(dilemma_id="D1", virtue_id="courage").delete()
     answer(client, "D1", "CBADE")

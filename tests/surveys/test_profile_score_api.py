@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from instruments.virtuemap.selectors import retained_key_map
 from scoring import virtue_profile
-from surveys.selectors import retained_key_map
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def test_the_response_names_every_retained_key_it_used(api_client, instrument):
 
 
 def test_a_virtue_without_a_usable_dilemma_is_null(api_client, instrument):
-    from surveys.models import KeyCandidate
+    from instruments.virtuemap.models import KeyCandidate
 
     KeyCandidate.objects.filter(dilemma_id="D1", virtue_id="courage").delete()
     body = score(api_client, {"rankings": {"D1": RANKINGS["D1"]}}).json()

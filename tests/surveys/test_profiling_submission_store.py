@@ -2,8 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.models import ProfilingSubmission, Respondent, Study
-from surveys.services import profiling_submission_store, respondent_consent
+from instruments.virtuemap.models import ProfilingSubmission
+from instruments.virtuemap.plugin import PROFILING
+from instruments.virtuemap.profiling import profiling_submission_store
+from surveys.models import Respondent
+from surveys.services import respondent_consent
 from virtuemap_site.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +31,7 @@ def test_consenting_stores_the_answers_anonymously_with_their_scores(client, ins
     client.post("/profile/dilemmas/D1/", {"action": "answer", **positions("CBADE")})
     client.post("/profile/dilemmas/D2/", {"action": "skip"})
     submission = ProfilingSubmission.objects.get()
-    assert submission.respondent.study == Study.PROFILING
+    assert submission.respondent.study == PROFILING
     assert submission.rankings == {"D1": "CBADE", "D2": None}
     assert submission.scores["wisdom"] == 95.0
     assert len(submission.keys_used) == 5
@@ -77,7 +80,7 @@ def test_only_a_profiling_respondent_can_store_profiling_answers(instrument, res
 
 
 def test_storing_again_replaces_the_answers(instrument, consent_texts):
-    person = respondent_consent(study=Study.PROFILING, consent_version="1", accept=True).respondent
+    person = respondent_consent(study=PROFILING, consent_version="1", accept=True).respondent
     profiling_submission_store(respondent=person, rankings={"D1": "CBADE"})
     profiling_submission_store(respondent=person, rankings={"D1": "ABCDE", "D2": None})
     assert ProfilingSubmission.objects.get().rankings == {"D1": "ABCDE", "D2": None}

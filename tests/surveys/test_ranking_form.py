@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from surveys.forms import RankingForm
+from instruments.virtuemap.forms import RankingForm
 
 
 def positions(**by_letter: int) -> dict[str, str]:

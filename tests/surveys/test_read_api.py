@@ -54,7 +54,7 @@ def test_keys_filter_by_virtue(api_client, instrument):
 
 
 def test_only_retained_keys_are_listed(api_client, instrument):
-    from surveys.models import KeyCandidate
+    from instruments.virtuemap.models import KeyCandidate
 
     KeyCandidate.objects.filter(dilemma_id="D2").update(status=KeyCandidate.Status.SUPERSEDED)
     assert api_client.get("/api/v1/keys/?dilemma=D2").json()["count"] == 0
@@ -67,7 +67,7 @@ def test_a_read_answers_304_when_the_etag_still_matches(api_client, instrument):
 
 
 def test_the_etag_changes_when_the_data_does(api_client, instrument):
-    from surveys.models import Virtue
+    from instruments.virtuemap.models import Virtue
 
     before = api_client.get("/api/v1/virtues/")["ETag"]
     Virtue.objects.filter(id="courage").update(name="Bravery")

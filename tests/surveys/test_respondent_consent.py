@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.models import ConsentText, Respondent, Study
+from instruments.virtuemap.plugin import PROFILING, VALIDATION
+from surveys.models import ConsentText, Respondent
 from surveys.selectors import respondent_by_token
 from surveys.services import panel_id_hash, respondent_consent, respondent_demographics_set, respondent_withdraw
 from virtuemap_site.errors import ApplicationError
@@ -11,13 +12,13 @@ pytestmark = pytest.mark.django_db
 
 
 def consent(**overrides):
-    arguments = {"study": Study.VALIDATION, "consent_version": "1", "accept": True} | overrides
+    arguments = {"study": VALIDATION, "consent_version": "1", "accept": True} | overrides
     return respondent_consent(**arguments)
 
 
 def test_consent_records_the_version_and_the_hash_of_the_text_read(consent_texts):
     respondent = consent().respondent
-    text = ConsentText.objects.get(study=Study.VALIDATION, is_current=True)
+    text = ConsentText.objects.get(study=VALIDATION, is_current=True)
     assert (respondent.consent_version, respondent.consent_text_hash) == ("1", text.text_hash)
     assert len(text.text_hash) == 64
 
@@ -81,7 +82,7 @@ def test_a_generic_panel_id_never_resumes_by_itself(consent_texts):
 
 def test_the_same_panel_id_may_take_both_studies(consent_texts):
     consent(panel={"pid": "p-1"})
-    assert not consent(study=Study.PROFILING, panel={"pid": "p-1"}).resumed
+    assert not consent(study=PROFILING, panel={"pid": "p-1"}).resumed
 
 
 def test_a_malformed_panel_id_is_refused(consent_texts):

@@ -5,7 +5,8 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from surveys.models import Respondent, ValidationResponse
+from instruments.virtuemap.models import ValidationResponse
+from surveys.models import Respondent
 
 pytestmark = pytest.mark.django_db
 
@@ -138,7 +139,7 @@ def test_withdrawal_deletes_everything_of_the_respondent(client, token, open_can
 def test_an_automated_respondent_walks_the_whole_study_to_its_completion_code(
     client, consent_texts, instrument, settings
 ):
-    from surveys.services import validation_open
+    from instruments.virtuemap.validation import validation_open
 
     settings.STUDY_ATTENTION_CHECKS = 1
     validation_open()

@@ -4,8 +4,9 @@ import re
 
 import pytest
 
-from surveys.models import Assignment, Respondent, ValidationResponse
-from surveys.services import validation_open
+from instruments.virtuemap.models import Assignment, ValidationResponse
+from instruments.virtuemap.validation import validation_open
+from surveys.models import Respondent
 
 pytestmark = pytest.mark.django_db
 

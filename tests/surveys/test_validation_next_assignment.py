@@ -6,14 +6,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from surveys.models import Assignment, KeyCandidate
-from surveys.services import (
+from instruments.virtuemap.models import Assignment, KeyCandidate
+from instruments.virtuemap.validation import (
     attention_check_positions,
-    respondent_consent,
     validation_next_assignment,
     validation_open,
     validation_response_submit,
 )
+from surveys.services import respondent_consent
 
 pytestmark = pytest.mark.django_db
 

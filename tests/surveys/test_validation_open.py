@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from surveys.models import KeyCandidate, KeyDecision
-from surveys.services import validation_open
+from instruments.virtuemap.models import KeyCandidate, KeyDecision
+from instruments.virtuemap.validation import validation_open
 
 pytestmark = pytest.mark.django_db
 

@@ -2,16 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.models import Assignment, KeyCandidate, KeyDecision, ValidationResponse
-from surveys.selectors import key_count_drift
-from surveys.services import (
+from instruments.virtuemap.models import Assignment, KeyCandidate, KeyDecision, ValidationResponse
+from instruments.virtuemap.selectors import key_count_drift
+from instruments.virtuemap.validation import (
     attention_check_submit,
-    respondent_outcome_code,
-    respondent_withdraw,
     validation_next_assignment,
     validation_open,
     validation_response_submit,
 )
+from surveys.services import respondent_outcome_code, respondent_withdraw
 from tests.surveys.conftest import evaluate_many
 from virtuemap_site.errors import ApplicationError
 

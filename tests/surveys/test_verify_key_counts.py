@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from surveys.models import KeyCandidate
-from surveys.tasks import verify_key_counts
+from instruments.virtuemap.models import KeyCandidate
+from instruments.virtuemap.tasks import verify_key_counts
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from instruments.transitivity import trials
-from instruments.transitivity.models import PairwiseAnswer, PairwiseSession
+from instruments.transitivity.plugin import STUDY as TRANSITIVITY_STUDY
 from scoring.transitivity import pairs, transitivity_results
-from surveys.models import Respondent, Study
+from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +46,7 @@ def test_declining_stores_nothing(client, ready):
     response = client.post(START, {"decline": "1"})
 
     assert "Nothing was stored" in response.content.decode()
-    assert not Respondent.objects.exists() and not PairwiseSession.objects.exists()
+    assert not Respondent.objects.exists() and not QuestionnaireSession.objects.exists()
 
 
 def test_starting_without_ticking_the_box_stores_nothing(client, ready):
@@ -54,7 +54,7 @@ def test_starting_without_ticking_the_box_stores_nothing(client, ready):
 
     assert response.status_code == 400
     assert "tick the box" in response.content.decode()
-    assert not Respondent.objects.exists() and not PairwiseSession.objects.exists()
+    assert not Respondent.objects.exists() and not QuestionnaireSession.objects.exists()
 
 
 def test_an_unknown_block_is_refused_and_stores_nothing(client, ready):
@@ -62,7 +62,7 @@ def test_an_unknown_block_is_refused_and_stores_nothing(client, ready):
 
     assert response.status_code == 400
     assert "There is no block 99" in response.content.decode()
-    assert not Respondent.objects.exists() and not PairwiseSession.objects.exists()
+    assert not Respondent.objects.exists() and not QuestionnaireSession.objects.exists()
 
 
 def test_the_start_page_says_which_block_was_asked_for(client, ready):
@@ -74,9 +74,9 @@ def test_consent_starts_a_session_on_the_asked_block_with_every_pair_in_both_ord
 
     assert consent(client).url == ITEM
 
-    session = PairwiseSession.objects.get()
-    assert session.respondent.study == Study.TRANSITIVITY
-    assert session.blocks == [3] and session.repetitions == 2
+    session = QuestionnaireSession.objects.get()
+    assert session.respondent.study == TRANSITIVITY_STUDY
+    assert session.instrument == "transitivity" and session.design == {"block": 3, "repetitions": 2}
     items = [(i["x"], i["y"], i["order"]) for i in session.sequence]
     assert len(items) == 84
     assert {(x, y, order): items.count((x, y, order)) for x, y, order in items} == {
@@ -85,16 +85,16 @@ def test_consent_starts_a_session_on_the_asked_block_with_every_pair_in_both_ord
 
 
 def test_without_a_chosen_block_the_least_used_block_is_assigned(client, ready):
-    from instruments.transitivity.questionnaire import pairwise_session_start
+    from surveys.questionnaire import questionnaire_session_start
     from surveys.services import respondent_consent
 
     for block in (1, 2, 3, 4, 5):
-        respondent = respondent_consent(study=Study.TRANSITIVITY, consent_version="1", accept=True).respondent
-        pairwise_session_start(respondent=respondent, block=block)
+        respondent = respondent_consent(study=TRANSITIVITY_STUDY, consent_version="1", accept=True).respondent
+        questionnaire_session_start(respondent=respondent, options={"block": block})
 
     consent(client, block=None)
 
-    assert PairwiseSession.objects.order_by("-created_at").first().blocks == [6]
+    assert QuestionnaireSession.objects.order_by("-created_at").first().design["block"] == 6
 
 
 def test_the_sequence_is_shuffled_reproducibly_from_its_seed():
@@ -108,7 +108,7 @@ def test_the_sequence_is_shuffled_reproducibly_from_its_seed():
 
 def test_a_question_page_shows_the_two_situations_in_the_order_of_the_sequence(client, ready):
     consent(client)
-    session = PairwiseSession.objects.get()
+    session = QuestionnaireSession.objects.get()
 
     page = client.get(ITEM).content.decode()
 
@@ -122,15 +122,16 @@ def test_a_question_page_shows_the_two_situations_in_the_order_of_the_sequence(c
 
 def test_an_answer_is_stored_once_even_when_the_form_is_sent_again(client, ready):
     consent(client)
-    session = PairwiseSession.objects.get()
+    session = QuestionnaireSession.objects.get()
 
     first = client.post(ITEM, {"position": "1", "situation": "2"})
     again = client.post(ITEM, {"position": "1", "situation": "1"})
 
     assert first.status_code == again.status_code == 302
-    answer = PairwiseAnswer.objects.get()
+    answer = QuestionnaireAnswer.objects.get()
     item = session.sequence[0]
-    assert answer.chosen_id == (item["y"] if item["order"] == "original" else item["x"])
+    assert answer.value == {"situation": 2, "chosen": item["y"] if item["order"] == "original" else item["x"]}
+    assert answer.item == item
     assert shown(client.get(ITEM).content.decode())[0] == 2
 
 
@@ -139,7 +140,7 @@ def test_an_answer_to_a_later_question_than_the_next_is_not_stored(client, ready
 
     client.post(ITEM, {"position": "5", "situation": "1"})
 
-    assert not PairwiseAnswer.objects.exists()
+    assert not QuestionnaireAnswer.objects.exists()
 
 
 def test_a_submission_without_a_choice_is_refused_and_stores_nothing(client, ready):
@@ -149,13 +150,13 @@ def test_a_submission_without_a_choice_is_refused_and_stores_nothing(client, rea
 
     assert response.status_code == 400
     assert "Choose situation 1 or situation 2" in response.content.decode()
-    assert not PairwiseAnswer.objects.exists()
+    assert not QuestionnaireAnswer.objects.exists()
 
 
 def test_the_questionnaire_needs_consent_first(client, ready):
     assert client.get(ITEM).url == START
     assert client.post(ITEM, {"position": "1", "situation": "1"}).url == START
-    assert not PairwiseAnswer.objects.exists()
+    assert not QuestionnaireAnswer.objects.exists()
 
 
 def walk(client, choose) -> None:
@@ -177,11 +178,11 @@ def test_a_walkthrough_ends_on_results_whose_verdicts_are_those_of_the_proportio
 
     walk(client, lambda a, b: a if rank[a] < rank[b] else b)
 
-    session = PairwiseSession.objects.get()
+    session = QuestionnaireSession.objects.get()
     assert session.is_complete and session.respondent.is_complete
     assert session.answers.count() == 42
     page = client.get(RESULTS).content.decode()
-    assert "all 42 choices are stored" in page
+    assert "all 42 answers are stored" in page
     assert "<h1>Your choices, block 3</h1>" in page
     assert page.count("S &gt; A &gt; Lo &gt; Ce &gt; F &gt; Cp &gt; Li") >= 2
     assert client.get(ITEM).url == RESULTS
@@ -202,9 +203,10 @@ def test_the_results_agree_with_the_scoring_package_on_the_respondents_proportio
 
     walk(client, alternate)
 
-    from instruments.transitivity.questionnaire import pairwise_choice_vectors
+    from instruments.transitivity.questionnaire import choice_vectors
+    from surveys.questionnaire import questionnaire_answers
 
-    vectors = pairwise_choice_vectors(session=PairwiseSession.objects.get())
+    vectors = choice_vectors(*questionnaire_answers(session=QuestionnaireSession.objects.get()))
     page = client.get(RESULTS).content.decode()
     for order in ("original", "reversed"):
         result = transitivity_results(vectors[3, order], 7)[0]
@@ -232,9 +234,9 @@ def test_withdrawing_deletes_the_respondent_and_every_answer(client, ready):
 
     response = client.post("/transitivity/questionnaire/withdraw/")
 
-    assert "Your choices are deleted" in response.content.decode()
-    assert not Respondent.objects.exists() and not PairwiseAnswer.objects.exists()
-    assert not PairwiseSession.objects.exists()
+    assert "Your answers are deleted" in response.content.decode()
+    assert not Respondent.objects.exists() and not QuestionnaireAnswer.objects.exists()
+    assert not QuestionnaireSession.objects.exists()
     assert client.get(ITEM).url == START
 
 

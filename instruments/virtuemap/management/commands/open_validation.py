@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from instruments.virtuemap.validation import validation_open
+from virtuemap_site.errors import ApplicationError
+
+
+class Command(BaseCommand):
+    help = (
+        "Open a validation round from the instrument's proposed orderings for every dilemma×virtue pair, or for "
+        "the pairs given with --pair D1:wisdom. Pairs that already have an open round are left alone."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--pair", action="append", default=[], help="DILEMMA:VIRTUE, e.g. D1:wisdom; repeatable.")
+
+    def handle(self, *args, **options):
+        pairs = []
+        for raw in options["pair"]:
+            dilemma_id, separator, virtue_id = raw.partition(":")
+            if not separator or not dilemma_id or not virtue_id:
+                raise CommandError(f"--pair must look like D1:wisdom, got {raw!r}")
+            pairs.append((dilemma_id, virtue_id))
+        try:
+            created = validation_open(pairs=pairs or None)
+        except ApplicationError as error:
+            raise CommandError(error.message) from None
+        for candidate in created:
+            self.stdout.write(f"opened {candidate}")
+        self.stdout.write(self.style.SUCCESS(f"{len(created)} round(s) opened."))

@@ -1,0 +1,170 @@
+"""Profiling: scoring a person's rankings into a virtue profile with the nearest published models, and storing
+the answers of those who consented."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from instruments.virtuemap.models import (
+    ProfilingSubmission,
+)
+from instruments.virtuemap.plugin import PROFILING
+from instruments.virtuemap.selectors import ProfileScoringContext, RetainedKey, profile_scoring_context
+from scoring import nearest_profiles_prepared, virtue_profile_from_table
+from scoring.rankings import OPTIONS, RankingError, validate_ranking
+from surveys.models import Respondent
+from virtuemap_site.errors import ApplicationError
+
+# --- Profiles -------------------------------------------------------------------------------------------
+
+NEAREST_MODEL_COUNT = 3
+
+
+class RankingProblem:
+    """Machine-readable names of what is wrong with a submitted set of rankings (``extra.errors[].problem``)."""
+
+    EMPTY_BODY = "empty_body"
+    NOT_AN_OBJECT = "not_an_object"
+    UNKNOWN_DILEMMA = "unknown_dilemma"
+    NOT_A_LIST = "not_a_list"
+    NOT_FIVE = "not_five"
+    WRONG_LETTERS = "wrong_letters"
+    REPEATS = "repeats"
+
+
+@dataclass(frozen=True)
+class NearestModel:
+    slug: str
+    name: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    """A scored questionnaire: `scoring.VirtueProfile` plus the keys it used and the nearest published models.
+
+    answered and skipped list dilemma ids in instrument order; skipped is every dilemma without a ranking.
+    """
+
+    scores: dict[str, float | None]
+    per_dilemma: dict[str, dict[str, float]]
+    answered: tuple[str, ...]
+    skipped: tuple[str, ...]
+    keys: tuple[RetainedKey, ...]
+    nearest_models: tuple[NearestModel, ...]
+
+
+def profile_score(*, rankings: object, context: ProfileScoringContext | None = None) -> ProfileResult:
+    """Score one questionnaire against the retained keys and find the nearest published model profiles.
+
+    ``rankings`` maps dilemma id → a ranking (a list of the five letters A–E, most preferable first) or None
+    for a skipped dilemma; dilemmas left out are skipped too. Writes nothing. Raises `ApplicationError`
+    naming every dilemma at fault and its problem (``extra["errors"]``: dilemma, problem, message) when the
+    mapping is missing or empty-bodied, names an unknown dilemma, or holds a ranking that is not a
+    permutation of A–E. A virtue with no answered dilemma that has a key for it scores None, never 0.
+    """
+    context = context or profile_scoring_context()
+    checked = _checked_rankings(rankings, context)
+    profile = virtue_profile_from_table(
+        {dilemma: checked.get(dilemma) for dilemma in context.dilemmas}, context.alignments, context.virtues
+    )
+    order = {dilemma: position for position, dilemma in enumerate(context.dilemmas)}
+    answered = set(profile.answered)
+    nearest = nearest_profiles_prepared(profile.scores, context.models, k=NEAREST_MODEL_COUNT)
+    return ProfileResult(
+        scores=profile.scores,
+        per_dilemma={dilemma: profile.per_dilemma[dilemma] for dilemma in sorted(profile.per_dilemma, key=order.get)},
+        answered=tuple(sorted(profile.answered, key=order.get)),
+        skipped=tuple(sorted(profile.skipped, key=order.get)),
+        # Every key of an answered dilemma enters its scores (the context's keys are the instrument's virtues').
+        keys=tuple(key for key in context.keys if key.dilemma in answered),
+        nearest_models=tuple(
+            NearestModel(slug=slug, name=context.model_names[slug], similarity=similarity)
+            for slug, similarity in nearest
+        ),
+    )
+
+
+def _checked_rankings(rankings: object, context: ProfileScoringContext) -> dict[str, tuple[str, ...] | None]:
+    if rankings is None:
+        raise _ranking_errors([(None, RankingProblem.EMPTY_BODY, 'the body needs "rankings": {"D1": [...], ...}')])
+    if not isinstance(rankings, Mapping):
+        raise _ranking_errors(
+            [(None, RankingProblem.NOT_AN_OBJECT, '"rankings" must be an object of dilemma id → ranking')]
+        )
+    dilemmas, table = context.dilemmas, context.alignments
+    checked: dict[str, tuple[str, ...] | None] = {}
+    errors: list[tuple[str | None, str, str]] = []
+    for dilemma, ranking in rankings.items():
+        if dilemma not in dilemmas:
+            errors.append(
+                (
+                    dilemma,
+                    RankingProblem.UNKNOWN_DILEMMA,
+                    f"unknown dilemma {dilemma!r}; dilemmas are {', '.join(dilemmas)}",
+                )
+            )
+        elif ranking is None:
+            checked[dilemma] = None
+        elif type(ranking) is list and _is_listed(ranking, table[dilemma]):
+            # The table holds every permutation of A–E: found there, the ranking is valid.
+            checked[dilemma] = tuple(ranking)
+        else:
+            try:
+                checked[dilemma] = validate_ranking(ranking)
+            except RankingError as error:
+                errors.append((dilemma, _ranking_problem(ranking), str(error)))
+    if errors:
+        raise _ranking_errors(errors)
+    return checked
+
+
+def _is_listed(ranking: list[object], entries: Mapping[tuple[str, ...], object]) -> bool:
+    try:
+        return tuple(ranking) in entries
+    except TypeError:  # an item that cannot be a dictionary key (a list, an object): not a letter
+        return False
+
+
+def _ranking_problem(ranking: object) -> str:
+    # The same checks, in the same order, as scoring.validate_ranking, which words the message.
+    if not isinstance(ranking, (list, tuple)):
+        return RankingProblem.NOT_A_LIST
+    if len(ranking) != len(OPTIONS):
+        return RankingProblem.NOT_FIVE
+    if any(item not in OPTIONS for item in ranking):
+        return RankingProblem.WRONG_LETTERS
+    return RankingProblem.REPEATS
+
+
+def _ranking_errors(errors: list[tuple[str | None, str, str]]) -> ApplicationError:
+    described = [f"{dilemma}: {message}" if dilemma else message for dilemma, _, message in errors]
+    return ApplicationError(
+        "; ".join(described),
+        {"errors": [{"dilemma": d, "problem": problem, "message": m} for d, problem, m in errors]},
+    )
+
+
+@transaction.atomic
+def profiling_submission_store(*, respondent: Respondent, rankings: Mapping[str, str | None]) -> ProfilingSubmission:
+    """Store (or replace) the profiling answers of a respondent who consented to research use.
+
+    ``rankings`` maps dilemma id → ranking letters ("CBADE") or None for a skipped dilemma. The scores and the
+    keys used are stored with them. Refuses (ApplicationError) a respondent of another study, since only
+    consent to the profiling study's text covers these answers, and rankings that `profile_score` refuses.
+    """
+    if respondent.study != PROFILING:
+        raise ApplicationError("Only consent to the profiling questionnaire covers storing its answers.", status=403)
+    result = profile_score(rankings={d: (list(r) if r else None) for d, r in rankings.items()})
+    submission, _ = ProfilingSubmission.objects.update_or_create(
+        respondent=respondent,
+        defaults={
+            "rankings": {dilemma: (ranking or None) for dilemma, ranking in rankings.items()},
+            "scores": result.scores,
+            "keys_used": [key.id for key in result.keys],
+        },
+    )
+    return submission

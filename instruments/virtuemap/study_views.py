@@ -1,0 +1,201 @@
+"""Pages of the key-validation study (`/study/`): landing, consent, optional questions, the confirm-or-correct
+items, thanks and withdrawal. The session holds only the respondent's UUID, and only after consent."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from instruments.virtuemap.forms import RankingForm
+from instruments.virtuemap.models import Assignment
+from instruments.virtuemap.plugin import VALIDATION
+from instruments.virtuemap.selectors import assignment_for_display, respondent_progress, study_is_open
+from instruments.virtuemap.validation import (
+    attention_check_submit,
+    validation_next_assignment,
+    validation_response_submit,
+)
+from surveys import forms
+from surveys.models import Respondent
+from surveys.selectors import consent_text_current, respondent_by_id
+from surveys.services import (
+    completion_code_for,
+    respondent_demographics_set,
+    respondent_outcome_code,
+    respondent_withdraw,
+)
+from surveys.web import consent_from_form
+from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
+from virtuemap_site.errors import ApplicationError
+
+# --- The validation study ------------------------------------------------------------------------------------
+# Pages of the respondent journey. The session holds only the respondent's UUID, and only after consent.
+
+SESSION_KEY = "validation_respondent"
+PANEL_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
+
+
+def _session_respondent(request: HttpRequest) -> Respondent | None:
+    respondent_id = request.session.get(SESSION_KEY)
+    return respondent_by_id(respondent_id=respondent_id, study=VALIDATION) if respondent_id else None
+
+
+def _panel_query(request: HttpRequest) -> str:
+    return urlencode({name: request.GET[name] for name in PANEL_PARAMS if request.GET.get(name)})
+
+
+def _no_respondent(request: HttpRequest) -> HttpResponse:
+    query = _panel_query(request)
+    return redirect(reverse("study-landing") + (f"?{query}" if query else ""))
+
+
+def study_landing(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "virtuemap/study/landing.html",
+        {
+            "respondent": _session_respondent(request),
+            "panel_query": _panel_query(request),
+            "study_open": study_is_open(),
+            "items": settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS,
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@consent_rate_limited
+def study_consent(request: HttpRequest) -> HttpResponse:
+    text = consent_text_current(study=VALIDATION)
+    if text is None:
+        return render(request, "virtuemap/study/complete.html", {"reason": "not_ready"})
+    current = _session_respondent(request)
+    if current is not None:
+        # This browser already consented: carry on (or show the code again) rather than start a second respondent.
+        return redirect("study-thanks" if current.is_complete else "study-item")
+    form = forms.ConsentForm(request.POST or None, request=request)
+    if request.method == "POST" and form.is_valid():
+        panel = form.panel()
+        if "decline" in request.POST:
+            # Nothing is stored: no respondent, no session.
+            code = completion_code_for(outcome="no_consent") if panel else None
+            return render(request, "virtuemap/study/declined.html", _completion_context(code, bool(panel)))
+        if not form.cleaned_data["agree"]:
+            form.add_error("agree", "Please tick the box to agree, or choose “I do not agree”.")
+        else:
+            outcome = consent_from_form(request, form, text=text, session_key=SESSION_KEY)
+            if outcome is not None:
+                return redirect("study-item" if outcome.resumed else "study-demographics")
+    return render(request, "virtuemap/study/consent.html", {"text": text, "form": form})
+
+
+@require_http_methods(["GET", "POST"])
+@submit_rate_limited
+def study_demographics(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if respondent is None:
+        return _no_respondent(request)
+    form = forms.DemographicsForm(request.POST or None)
+    if request.method == "POST":
+        if "skip" in request.POST:
+            return redirect("study-item")
+        if form.is_valid():
+            try:
+                respondent_demographics_set(respondent=respondent, answers=form.cleaned_data)
+            except ApplicationError as error:
+                form.add_error(None, error.message)
+            else:
+                return redirect("study-item")
+    return render(request, "virtuemap/study/demographics.html", {"form": form, "respondent": respondent})
+
+
+@require_http_methods(["GET", "POST"])
+@submit_rate_limited
+def study_item(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if respondent is None:
+        return _no_respondent(request)
+    assignment = validation_next_assignment(respondent=respondent)
+    if assignment is None:
+        respondent.refresh_from_db()
+        if respondent.is_complete:
+            return redirect("study-thanks")
+        return render(request, "virtuemap/study/complete.html", {"respondent": respondent, "reason": "no_open"})
+    assignment = assignment_for_display(assignment_id=assignment.pk)
+    options = {option.letter: option.text for option in assignment.dilemma.options.all()}
+    form = RankingForm(
+        request.POST or None,
+        initial_ranking=list(assignment.displayed_order),
+        option_texts=options,
+        prefix="item",
+    )
+    if request.method == "POST":
+        if str(assignment.pk) != request.POST.get("assignment"):
+            # A stale tab or the back button: the answer belongs to an item already answered.
+            return redirect("study-item")
+        confirm = assignment.kind == Assignment.Kind.VALIDATION and request.POST.get("action") == "confirm"
+        if confirm or form.is_valid():
+            try:
+                if assignment.kind == Assignment.Kind.ATTENTION_CHECK:
+                    attention_check_submit(
+                        respondent=respondent, assignment_id=assignment.pk, ordering=list(form.cleaned_data["ranking"])
+                    )
+                else:
+                    validation_response_submit(
+                        respondent=respondent,
+                        candidate_id=assignment.candidate_id,
+                        confirmed=confirm,
+                        ordering=None if confirm else list(form.cleaned_data["ranking"]),
+                    )
+            except ApplicationError as error:
+                form.add_error(None, error.message)
+            else:
+                return redirect("study-item")
+    progress = respondent_progress(respondent=respondent)
+    return render(
+        request,
+        "virtuemap/study/item.html",
+        {
+            "respondent": respondent,
+            "assignment": assignment,
+            "options": sorted(options.items()),
+            "proposed": [(letter, options[letter]) for letter in assignment.displayed_order],
+            "form": form,
+            "progress": progress,
+            "position": progress["answered"] + 1,
+            "instruction": assignment.check_letter
+            and f"To show that you are reading carefully, please place response {assignment.check_letter} first.",
+        },
+    )
+
+
+def _completion_context(code: str | None, panel: bool) -> dict:
+    redirect_url = settings.STUDY_PANEL_REDIRECT_URL.format(code=code) if code and panel else None
+    return {"completion_code": code, "redirect_url": redirect_url}
+
+
+def study_thanks(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if respondent is None:
+        return _no_respondent(request)
+    if not respondent.is_complete:
+        return redirect("study-item")
+    code = respondent_outcome_code(respondent=respondent)
+    context = _completion_context(code, bool(respondent.panel))
+    return render(request, "virtuemap/study/thanks.html", {"respondent": respondent, **context})
+
+
+@require_http_methods(["GET", "POST"])
+def study_withdraw(request: HttpRequest) -> HttpResponse:
+    respondent = _session_respondent(request)
+    if request.method == "POST" and respondent is not None:
+        respondent_withdraw(respondent=respondent)
+        request.session.flush()
+        return render(request, "virtuemap/study/withdrawn.html")
+    if respondent is None:
+        return render(request, "virtuemap/study/withdrawn.html", {"nothing_stored": True})
+    return render(request, "virtuemap/study/withdraw.html", {"respondent": respondent})

@@ -1,0 +1,327 @@
+"""The key-validation study: opening rounds, serving items (and attention checks), storing confirm-or-correct
+answers exactly once; each answer then goes to the promotion rule (`keys`)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import models, transaction
+from django.utils import timezone
+
+from instruments.virtuemap import integrity, selectors
+from instruments.virtuemap.keys import (
+    candidate_hold,
+    candidate_reject,
+    candidate_retain,
+    key_counts_recompute,
+    key_decision_record,
+)
+from instruments.virtuemap.models import (
+    Assignment,
+    Dilemma,
+    KeyCandidate,
+    KeyDecision,
+    ValidationResponse,
+)
+from instruments.virtuemap.services import INSTRUMENT_FIXTURE
+from scoring.promotion import PromotionOutcome, promotion_decision
+from scoring.rankings import OPTIONS, RankingError, validate_ranking
+from surveys.models import Respondent
+from surveys.services import respondent_complete
+from virtuemap_site.errors import ApplicationError
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    """A stored response; `created` is False when the same respondent had already answered the candidate
+    (the stored response is returned and nothing is counted twice)."""
+
+    response: ValidationResponse
+    created: bool
+
+
+def proposed_orderings(*, path: Path = INSTRUMENT_FIXTURE) -> dict[tuple[str, str], str]:
+    """The orderings a new validation study starts from: (dilemma id, virtue id) → ordering.
+
+    The fixture's `proposed_orderings` if it has them; otherwise its `published_key`, which is the
+    authors' proposed ordering as published. Either way it is the file, not the database, so a study
+    never starts from keys that an earlier study replaced.
+    """
+    with path.open(encoding="utf-8") as handle:
+        data = json.load(handle)
+    source = data.get("proposed_orderings") or data["published_key"]
+    return {
+        (dilemma_id, virtue_id): "".join(validate_ranking(order))
+        for dilemma_id, by_virtue in source.items()
+        for virtue_id, order in by_virtue.items()
+    }
+
+
+@transaction.atomic
+def validation_open(
+    *, pairs: list[tuple[str, str]] | None = None, orderings: Mapping[tuple[str, str], str] | None = None
+) -> list[KeyCandidate]:
+    """Open a validation round for each dilemma×virtue pair (all 35 when `pairs` is None) from the proposed
+    orderings, as new OPEN candidates with provenance PROPOSED; return the candidates created.
+
+    A pair that already has an open (or held) candidate is left alone, so re-running changes nothing. The new round
+    number follows the pair's last one (round 1 after the published round 0). Raises ApplicationError for
+    a pair with no proposed ordering.
+    """
+    orderings = orderings if orderings is not None else proposed_orderings()
+    pairs = sorted(orderings) if pairs is None else pairs
+    unknown = [pair for pair in pairs if pair not in orderings]
+    if unknown:
+        raise ApplicationError(f"No proposed ordering for {', '.join('×'.join(pair) for pair in unknown)}.")
+    created = []
+    for dilemma_id, virtue_id in pairs:
+        existing = KeyCandidate.objects.select_for_update().filter(dilemma_id=dilemma_id, virtue_id=virtue_id)
+        if existing.filter(status__in=[KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD]).exists():
+            continue
+        last_round = existing.aggregate(last=models.Max("round"))["last"]
+        candidate = KeyCandidate.objects.create(
+            dilemma_id=dilemma_id,
+            virtue_id=virtue_id,
+            ordering=orderings[(dilemma_id, virtue_id)],
+            round=(last_round or 0) + 1,
+            provenance=KeyCandidate.Provenance.PROPOSED,
+            status=KeyCandidate.Status.OPEN,
+        )
+        key_decision_record(candidate=candidate, action=KeyDecision.Action.OPENED, reason="validation study opened")
+        created.append(candidate)
+    return created
+
+
+def attention_check_positions(*, items: int, checks: int) -> set[int]:
+    """Positions (1-based, among items + checks) of the attention checks, spread evenly and never first."""
+    total = items + checks
+    return {round(k * total / (checks + 1)) + 1 for k in range(1, checks + 1)} if checks else set()
+
+
+@transaction.atomic
+def validation_next_assignment(*, respondent: Respondent, rng: random.Random | None = None) -> Assignment | None:
+    """Return the item this respondent should answer now, serving a new one if needed; None when done.
+
+    An unanswered assignment is returned again (a reload or a returning respondent resumes). Otherwise the
+    next position is an attention check (at `attention_check_positions`) or the open candidate with the
+    fewest evaluations plus in-flight assignments, among dilemma×virtue pairs this respondent has not had,
+    preferring dilemmas they have seen least, ties at random. When the respondent has answered every item,
+    or nothing is left to serve them, they are marked complete and None is returned.
+    """
+    rng = rng or random.Random()
+    respondent = Respondent.objects.select_for_update().get(pk=respondent.pk)
+    if respondent.is_complete:
+        return None
+    now = timezone.now()
+    expiry = timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
+    pending = respondent.assignments.filter(answered_at__isnull=True).select_related("candidate").first()
+    if pending is not None:
+        if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
+            if pending.expires_at <= now:
+                pending.expires_at = now + expiry
+                pending.save(update_fields=["expires_at"])
+            return pending
+        # Decided while they were away: serve something still open in its place.
+        pending.delete()
+    items, checks = settings.STUDY_ITEMS_PER_RESPONDENT, settings.STUDY_ATTENTION_CHECKS
+    position = respondent.assignments.count() + 1
+    if position > items + checks:
+        return respondent_complete(respondent)
+    if position in attention_check_positions(items=items, checks=checks):
+        dilemma_id = rng.choice(list(Dilemma.objects.values_list("id", flat=True)))
+        displayed = list(OPTIONS)
+        rng.shuffle(displayed)
+        return Assignment.objects.create(
+            respondent=respondent,
+            kind=Assignment.Kind.ATTENTION_CHECK,
+            position=position,
+            dilemma_id=dilemma_id,
+            displayed_order="".join(displayed),
+            # Never the letter already on top, so that pressing "next" without reading fails the check.
+            check_letter=rng.choice(displayed[1:]),
+            served_at=now,
+            expires_at=now + expiry,
+        )
+    candidate = _least_evaluated_candidate(respondent=respondent, now=now, rng=rng)
+    if candidate is None:
+        return respondent_complete(respondent) if respondent.assignments.exists() else None
+    return Assignment.objects.create(
+        respondent=respondent,
+        kind=Assignment.Kind.VALIDATION,
+        position=position,
+        candidate=candidate,
+        dilemma_id=candidate.dilemma_id,
+        virtue_id=candidate.virtue_id,
+        displayed_order=candidate.ordering,
+        served_at=now,
+        expires_at=now + expiry,
+    )
+
+
+def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> KeyCandidate | None:
+    had = list(respondent.assignments.filter(kind=Assignment.Kind.VALIDATION).values_list("dilemma_id", "virtue_id"))
+    seen_pairs = set(had)
+    dilemma_seen = Counter(dilemma_id for dilemma_id, _ in had)
+    candidates = [
+        candidate
+        for candidate in selectors.open_candidates_with_load(now=now)
+        if (candidate.dilemma_id, candidate.virtue_id) not in seen_pairs
+    ]
+    if not candidates:
+        return None
+    return min(
+        candidates,
+        key=lambda c: (c.n_evaluations + c.in_flight, dilemma_seen.get(c.dilemma_id, 0), rng.random()),
+    )
+
+
+def _parse_ordering(ordering: Any) -> str:
+    try:
+        return "".join(validate_ranking(ordering))
+    except RankingError as error:
+        raise ApplicationError(f"Invalid ordering: {error}.", {"field": "ordering"}) from None
+
+
+@transaction.atomic
+def validation_response_submit(
+    *,
+    respondent: Respondent,
+    candidate_id: int,
+    confirmed: bool,
+    ordering: Any = None,
+    time_on_item_ms: int | None = None,
+) -> SubmitOutcome:
+    """Store a respondent's confirmation or correction of a candidate, count it, and apply the promotion rule,
+    all in one transaction.
+
+    The candidate must have been assigned to this respondent. A correction must be a permutation of A–E;
+    one identical to the candidate counts as a confirmation. The candidate row is locked while N and Y are
+    updated, so concurrent submissions never lose a count. The response counts while the candidate is open
+    and the respondent is not flagged. When the rule decides, the candidate is retained (superseding the
+    pair's previous key) or rejected (opening the next round from the Kemeny consensus of the corrections), unless
+    the evidence looks manufactured: then it is held for a researcher (`instruments.virtuemap.integrity`).
+    A repeat submission of the same answer returns the stored response, unchanged and not recounted; a different
+    answer to the same candidate is refused (409): the first answer stands. Bad input raises ApplicationError and
+    writes nothing.
+    """
+    if not isinstance(confirmed, bool):
+        raise ApplicationError("'confirmed' must be true or false.", {"field": "confirmed"})
+    corrected = None if confirmed and ordering is None else _parse_ordering(ordering)
+    respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
+    if respondent is None:
+        raise ApplicationError("This respondent has withdrawn.", {}, status=403)
+    assignment = respondent.assignments.filter(kind=Assignment.Kind.VALIDATION, candidate_id=candidate_id).first()
+    if assignment is None:
+        raise ApplicationError(
+            f"Candidate {candidate_id} was not assigned to this respondent.", {"field": "candidate"}, status=403
+        )
+    # The lock serialises every submission for this candidate: N, Y and the decision see each other's writes.
+    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate_id)
+    if confirmed and corrected is not None and corrected != candidate.ordering:
+        raise ApplicationError(
+            "A confirmation cannot come with a different ordering; send confirmed: false to correct.",
+            {"field": "ordering"},
+        )
+    final = corrected or candidate.ordering
+    existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
+    if existing is not None:
+        if existing.ordering != final:
+            raise _first_answer_stands(ordering=existing.ordering, confirmed=existing.confirmed)
+        return SubmitOutcome(response=existing, created=False)
+    now = timezone.now()
+    counted = candidate.status == KeyCandidate.Status.OPEN
+    response = ValidationResponse.objects.create(
+        respondent=respondent,
+        candidate=candidate,
+        confirmed=final == candidate.ordering,
+        ordering=final,
+        displayed_order=assignment.displayed_order,
+        time_on_item_ms=_time_on_item(assignment=assignment, now=now, reported_ms=time_on_item_ms),
+        counted=counted,
+        submitted_at=now,
+    )
+    assignment.answered_at = now
+    assignment.save(update_fields=["answered_at"])
+    if counted and not respondent.flagged:
+        candidate.n_evaluations += 1
+        candidate.n_confirmations += int(response.confirmed)
+        candidate.save(update_fields=["n_evaluations", "n_confirmations", "updated_at"])
+        decision = promotion_decision(
+            candidate.n_evaluations,
+            candidate.n_confirmations,
+            settings.KEY_MIN_EVALUATIONS,
+            settings.KEY_MIN_CONFIRMATION,
+        )
+        concerns = integrity.decision_concerns(candidate=candidate, outcome=decision.outcome)
+        if concerns:
+            candidate_hold(candidate=candidate, outcome=decision.outcome, concerns=concerns)
+        elif decision.outcome is PromotionOutcome.RETAINED:
+            candidate_retain(candidate=candidate, reason="promotion rule: N > minimum and q ≥ threshold")
+        elif decision.outcome is PromotionOutcome.REJECTED:
+            candidate_reject(candidate=candidate, reason="promotion rule: the threshold is out of reach")
+    return SubmitOutcome(response=response, created=True)
+
+
+def _first_answer_stands(**stored: Any) -> ApplicationError:
+    """A repeat that contradicts the stored answer: refused, and the stored one is what counts."""
+    if "ordering" in stored:
+        stored["ordering"] = list(stored["ordering"])
+    return ApplicationError(
+        "This item was already answered differently; the first answer stands.", {"stored": stored}, status=409
+    )
+
+
+def _time_on_item(*, assignment: Assignment, now: datetime, reported_ms: int | None) -> int:
+    """Time from serving the item to the answer. A client-reported time (the API) is used when it is
+    plausible, since the server's clock also counts network and page-load time."""
+    served_ms = int((now - assignment.served_at).total_seconds() * 1000)
+    if isinstance(reported_ms, int) and 0 <= reported_ms <= served_ms:
+        return reported_ms
+    return served_ms
+
+
+@transaction.atomic
+def attention_check_submit(*, respondent: Respondent, assignment_id: int, ordering: Any) -> Assignment:
+    """Record the answer to an instructed-response attention check and return the check.
+
+    It is passed when the instructed response is first. A failure flags the respondent: their responses
+    stay stored but no longer count, and N and Y of those candidates are recomputed at once. A repeat of the
+    same answer returns the stored one; a different answer is refused (409): the first answer stands.
+    """
+    answer = _parse_ordering(ordering)
+    respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
+    if respondent is None:
+        raise ApplicationError("This respondent has withdrawn.", {}, status=403)
+    check = respondent.assignments.filter(pk=assignment_id, kind=Assignment.Kind.ATTENTION_CHECK).first()
+    if check is None:
+        raise ApplicationError(
+            f"Attention check {assignment_id} was not assigned to this respondent.",
+            {"field": "attention_check"},
+            status=403,
+        )
+    if check.answered_at is not None:
+        if check.check_answer != answer:
+            raise _first_answer_stands(ordering=check.check_answer)
+        return check
+    check.check_answer = answer
+    check.check_passed = answer[0] == check.check_letter
+    check.answered_at = timezone.now()
+    check.save(update_fields=["check_answer", "check_passed", "answered_at"])
+    if not check.check_passed:
+        respondent.attention_checks_failed += 1
+        newly_flagged = not respondent.flagged
+        respondent.flagged = True
+        respondent.save(update_fields=["attention_checks_failed", "flagged"])
+        if newly_flagged:
+            candidate_ids = sorted(set(respondent.validation_responses.values_list("candidate_id", flat=True)))
+            list(KeyCandidate.objects.select_for_update().filter(pk__in=candidate_ids).order_by("pk").values("pk"))
+            key_counts_recompute(candidate_ids=candidate_ids)
+    return check

@@ -1,0 +1,145 @@
+"""The shared questionnaire: consent, a sequence drawn once per respondent, one answer per position, completion.
+
+Any study whose instrument declares a `instruments.base.Questionnaire` runs through here; the instrument says what
+an item shows and how an answer is read, nothing else. Answers are taken in sequence order and stored exactly once
+per position: a repeated submission (refresh, back button, double click) returns the stored answer and changes
+nothing, a different one is refused with 409 (the first answer stands).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from instruments import registry
+from instruments.base import AnswerRejected, Questionnaire
+from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
+from virtuemap_site.errors import ApplicationError
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    answer: QuestionnaireAnswer
+    created: bool
+
+
+def questionnaire_for(study: str) -> Questionnaire:
+    """The questionnaire of a registered ``study``; raises `registry.UnknownInstrument` when the study is not
+    registered or has no shared questionnaire."""
+    declared = registry.study(study)
+    found = registry.instrument(declared.instrument).questionnaire(study)
+    if found is None:
+        raise registry.UnknownInstrument(f"study {study!r} has pages of its own, not the shared questionnaire")
+    return found
+
+
+# --- selectors ----------------------------------------------------------------------------------------------
+
+
+def questionnaire_session_get(*, respondent: Respondent | None) -> QuestionnaireSession | None:
+    if respondent is None:
+        return None
+    return QuestionnaireSession.objects.filter(respondent=respondent).first()
+
+
+def questionnaire_next_position(*, session: QuestionnaireSession) -> int | None:
+    """The first position without an answer, or None when every position is answered."""
+    answered = set(session.answers.values_list("position", flat=True))
+    return next((p for p in range(1, len(session.sequence) + 1) if p not in answered), None)
+
+
+def questionnaire_answers(*, session: QuestionnaireSession) -> tuple[list[dict], list[dict]]:
+    """The answered items and their answers, in position order."""
+    rows = list(session.answers.order_by("position").values_list("item", "value"))
+    return [item for item, _ in rows], [value for _, value in rows]
+
+
+# --- services -----------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def questionnaire_session_start(
+    *, respondent: Respondent, options: Mapping[str, Any] | None = None, seed: int | None = None
+) -> QuestionnaireSession:
+    """Return the respondent's session, creating it on the first call with the sequence the instrument draws from a
+    stored seed (``options``: the design the link asked for, as `Questionnaire.design_options` read it). A
+    respondent who already has a session keeps it unchanged."""
+    questionnaire = questionnaire_for(respondent.study)
+    Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
+    existing = QuestionnaireSession.objects.filter(respondent=respondent).first()
+    if existing is not None:
+        return existing
+    if not questionnaire.is_ready():
+        raise ApplicationError("The questionnaire is not ready yet; please come back later.", status=409)
+    seed = secrets.randbits(62) if seed is None else seed
+    try:
+        sequence, design = questionnaire.sequence(seed=seed, options=options or {})
+    except AnswerRejected as problem:
+        raise ApplicationError(str(problem), {"options": dict(options or {})}, status=400) from problem
+    return QuestionnaireSession.objects.create(
+        respondent=respondent,
+        instrument=registry.study(respondent.study).instrument,
+        seed=seed,
+        design=design,
+        sequence=sequence,
+    )
+
+
+@transaction.atomic
+def questionnaire_answer_submit(
+    *, session: QuestionnaireSession, position: Any, data: Mapping[str, str], time_on_item_ms: int | None = None
+) -> AnswerOutcome:
+    """Store the answer the instrument reads from ``data`` at ``position`` (1-based), exactly once.
+
+    An answered position returns the stored answer with created=False and changes nothing (a different answer to it
+    is refused with 409: the first answer stands). Only the next unanswered position can be answered (409
+    otherwise). The last answer completes the session and the respondent. A position that does not exist or an
+    answer the instrument cannot read is an ApplicationError (400) and stores nothing.
+    """
+    locked = QuestionnaireSession.objects.select_for_update().get(pk=session.pk)
+    questionnaire = questionnaire_for(locked.respondent.study)
+    if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(locked.sequence):
+        raise ApplicationError(f"There is no question {position!r} in this questionnaire.", {"position": position})
+    item = locked.sequence[position - 1]
+    try:
+        value = questionnaire.read_answer(item, data)
+    except AnswerRejected as problem:
+        raise ApplicationError(str(problem), {"position": position}) from problem
+    stored = locked.answers.filter(position=position).first()
+    if stored is not None:
+        if stored.value != value:
+            raise ApplicationError(
+                f"Question {position} was already answered differently; the first answer stands.",
+                {"position": position, "stored": stored.value},
+                status=409,
+            )
+        return AnswerOutcome(answer=stored, created=False)
+    expected = questionnaire_next_position(session=locked)
+    if position != expected:
+        raise ApplicationError(
+            f"Question {position} is not the next one; question {expected} is.", {"next": expected}, status=409
+        )
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            answer = QuestionnaireAnswer.objects.create(
+                session=locked,
+                position=position,
+                item=item,
+                value=value,
+                time_on_item_ms=time_on_item_ms,
+                answered_at=now,
+            )
+    except IntegrityError:
+        # The session lock serialises answers, so only a concurrent twin on another connection can get here.
+        return AnswerOutcome(answer=locked.answers.get(position=position), created=False)
+    if position == len(locked.sequence):
+        locked.completed_at = now
+        locked.save(update_fields=["completed_at"])
+        Respondent.objects.filter(pk=locked.respondent_id, completed_at__isnull=True).update(completed_at=now)
+    return AnswerOutcome(answer=answer, created=True)

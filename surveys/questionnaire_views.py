@@ -1,0 +1,182 @@
+"""The pages of the shared questionnaire: information and consent, one item per page, results, withdrawal.
+
+Mounted twice: at /take/<study>/ for every registered study with a questionnaire, and by an instrument under its own
+URLs with the study fixed (the transitivity test's /transitivity/questionnaire/, which panel links point to). Each
+page links to its siblings in the namespace it was reached through. Whoever does not agree takes no part and has
+nothing stored; the browser session holds only the respondent's UUID, and only after consent.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from instruments.base import AnswerRejected, Questionnaire
+from instruments.registry import UnknownInstrument
+from surveys import questionnaire as services
+from surveys import selectors
+from surveys.forms import ConsentForm
+from surveys.models import QuestionnaireSession, Respondent
+from surveys.services import respondent_outcome_code, respondent_withdraw
+from surveys.web import consent_from_form
+from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
+from virtuemap_site.errors import ApplicationError
+from virtuemap_site.request_guards import ascii_int
+
+
+def session_key(study: str) -> str:
+    """The browser-session key holding the respondent of ``study`` (one per study, so studies never mix)."""
+    return f"{study}_respondent"
+
+
+def _questionnaire(study: str) -> Questionnaire:
+    try:
+        return services.questionnaire_for(study)
+    except UnknownInstrument as missing:
+        raise Http404(str(missing)) from missing
+
+
+def _url(request: HttpRequest, name: str, study: str) -> str:
+    """The URL of the sibling page ``name`` in the namespace the current page was reached through."""
+    match = request.resolver_match
+    kwargs = {"study": study} if "study" in match.captured_kwargs else {}
+    return reverse(f"{match.namespace}:{name}", kwargs=kwargs)
+
+
+def _links(request: HttpRequest, study: str) -> dict[str, str]:
+    names = ("questionnaire-start", "questionnaire-item", "questionnaire-results", "questionnaire-withdraw")
+    return {name.split("-")[1]: _url(request, name, study) for name in names}
+
+
+def _respondent(request: HttpRequest, study: str) -> Respondent | None:
+    respondent_id = request.session.get(session_key(study))
+    if not respondent_id:
+        return None
+    return selectors.respondent_by_id(respondent_id=respondent_id, study=study)
+
+
+def _session(request: HttpRequest, study: str) -> QuestionnaireSession | None:
+    return services.questionnaire_session_get(respondent=_respondent(request, study))
+
+
+def _base_context(request: HttpRequest, study: str, questionnaire: Questionnaire) -> dict:
+    return {"study": study, "questionnaire": questionnaire, "links": _links(request, study)}
+
+
+@require_http_methods(["GET", "POST"])
+@consent_rate_limited
+def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
+    """Information, consent, and the start of a session."""
+    questionnaire = _questionnaire(study)
+    session = _session(request, study)
+    if session is not None:
+        return redirect(_url(request, "questionnaire-results" if session.is_complete else "questionnaire-item", study))
+    text = selectors.consent_text_current(study=study)
+    form = ConsentForm(request.POST or None, request=request)
+    try:
+        options, design_error = questionnaire.design_options(request.POST or request.GET), None
+    except AnswerRejected as problem:
+        options, design_error = {}, str(problem)
+    ready = text is not None and questionnaire.is_ready()
+    if design_error:
+        # A link asking for a design that does not exist: say so, and let nobody consent to something else.
+        ready = False
+    elif request.method == "POST":
+        if "decline" in request.POST:
+            return render(request, "surveys/questionnaire/declined.html", _base_context(request, study, questionnaire))
+        if not ready:
+            form.add_error(None, "The questionnaire is not ready yet; please come back later.")
+        elif form.is_valid() and not form.cleaned_data["agree"]:
+            form.add_error("agree", "Please tick the box to agree, or choose not to take part.")
+        elif form.is_valid():
+
+            def start(outcome):
+                return services.questionnaire_session_start(respondent=outcome.respondent, options=options)
+
+            if consent_from_form(request, form, text=text, session_key=session_key(study), then=start):
+                return redirect(_url(request, "questionnaire-item", study))
+    context = {
+        **_base_context(request, study, questionnaire),
+        **questionnaire.intro_context(options),
+        "text": text,
+        "form": form,
+        "options": options,
+        "ready": ready,
+        "design_error": design_error,
+    }
+    failed = request.method == "POST" or design_error is not None
+    return render(request, "surveys/questionnaire/start.html", context, status=400 if failed else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@submit_rate_limited
+def questionnaire_item(request: HttpRequest, study: str) -> HttpResponse:
+    """The next unanswered item; a POST stores its answer once and moves on (refresh and back are harmless)."""
+    questionnaire = _questionnaire(study)
+    session = _session(request, study)
+    if session is None:
+        return redirect(_url(request, "questionnaire-start", study))
+    error = None
+    if request.method == "POST":
+        position = request.POST.get("position", "")
+        try:
+            services.questionnaire_answer_submit(
+                session=session, position=ascii_int(position) or position, data=request.POST
+            )
+        except ApplicationError as problem:
+            # A 409 is a repeat of an answered page (refresh, back button): the stored answer stands, move on.
+            if problem.status != 409:
+                error = problem.message
+        if error is None:
+            # Post/redirect/get: a reload of the next page never re-submits this answer.
+            return redirect(_url(request, "questionnaire-item", study))
+    position = services.questionnaire_next_position(session=session)
+    if position is None:
+        return redirect(_url(request, "questionnaire-results", study))
+    item = session.sequence[position - 1]
+    context = {
+        **_base_context(request, study, questionnaire),
+        **questionnaire.item_context(item),
+        "position": position,
+        "total": len(session.sequence),
+        "answered": position - 1,
+        "error": error,
+    }
+    return render(request, "surveys/questionnaire/item.html", context, status=400 if error else 200)
+
+
+@require_GET
+def questionnaire_results(request: HttpRequest, study: str) -> HttpResponse:
+    """The respondent's results so far (complete or not), as the instrument shows them, and a completion code."""
+    questionnaire = _questionnaire(study)
+    session = _session(request, study)
+    if session is None:
+        return redirect(_url(request, "questionnaire-start", study))
+    items, answers = services.questionnaire_answers(session=session)
+    respondent = session.respondent
+    code = respondent_outcome_code(respondent=respondent) if respondent.panel and session.is_complete else None
+    context = {
+        **_base_context(request, study, questionnaire),
+        **questionnaire.results_context(items, answers),
+        "session": session,
+        "answered": len(answers),
+        "total": len(session.sequence),
+        "completion_code": code,
+    }
+    return render(request, "surveys/questionnaire/results.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def questionnaire_withdraw(request: HttpRequest, study: str) -> HttpResponse:
+    """Delete the respondent and every answer they gave."""
+    questionnaire = _questionnaire(study)
+    respondent = _respondent(request, study)
+    context = _base_context(request, study, questionnaire)
+    if request.method == "POST":
+        if respondent is not None:
+            respondent_withdraw(respondent=respondent)
+        request.session.pop(session_key(study), None)
+        return render(request, "surveys/questionnaire/withdrawn.html", {**context, "had_data": respondent is not None})
+    return render(request, "surveys/questionnaire/withdraw.html", {**context, "respondent": respondent})
