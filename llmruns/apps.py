@@ -8,4 +8,4 @@ class LlmrunsConfig(AppConfig):
     verbose_name = "LLM runs and results"
 
     def ready(self) -> None:
-        from llmruns import checks  # noqa: F401 (registers the system checks)
+        from llmruns import tasks  # noqa: F401 (registers the tasks the engine sends by name)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Q
@@ -133,11 +134,14 @@ def run_start(
     return run
 
 
-def _enqueue(run: Run) -> None:
-    from llmruns.tasks import run_task
+# The task that executes a run, by name: the task layer (llmruns/tasks.py, registered by the app) calls the engine,
+# never the other way round.
+RUN_TASK = "llmruns.tasks.run_task"
 
+
+def _enqueue(run: Run) -> None:
     run_id = run.pk
-    transaction.on_commit(lambda: run_task.delay(run_id))
+    transaction.on_commit(lambda: current_app.signature(RUN_TASK, args=(run_id,)).delay())
 
 
 # --- execute --------------------------------------------------------------------------------------------------

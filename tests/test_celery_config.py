@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from llmruns.checks import longest_hard_time_limit, visibility_timeout_outlasts_tasks
 from llmruns.engine import run_start
 from llmruns.models import LLMModel, Run
 from virtuemap_site.celery import app, refuse_a_visibility_timeout_within_a_time_limit
+from virtuemap_site.celery_checks import longest_hard_time_limit, visibility_timeout_outlasts_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ["surveys", "llmruns", "instruments", "virtuemap_site"]

@@ -10,4 +10,4 @@ class SiteConfig(AppConfig):
     verbose_name = "VirtueMap site"
 
     def ready(self) -> None:
-        from virtuemap_site import checks  # noqa: F401 (registers the system checks)
+        from virtuemap_site import celery_checks, checks  # noqa: F401 (registers the system checks)

@@ -18,7 +18,7 @@ def refuse_a_visibility_timeout_within_a_time_limit(**kwargs: object) -> None:
     """A worker does not start when Redis could redeliver a task that is still running (check llmruns.E001)."""
     from django.core.exceptions import ImproperlyConfigured
 
-    from llmruns.checks import visibility_timeout_outlasts_tasks
+    from virtuemap_site.celery_checks import visibility_timeout_outlasts_tasks
 
     errors = visibility_timeout_outlasts_tasks()
     if errors:

@@ -31,6 +31,7 @@ from instruments.base import (
     Study,
     TrialSpec,
 )
+from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.consent import PROFILING_CONSENT, VALIDATION_CONSENT
 from instruments.virtuemap.parsing import parse_ranking
 from instruments.virtuemap.prompts import (
@@ -58,7 +59,7 @@ def _fixture_version() -> str:
 
 class VirtueMap(Instrument):
     identity = Identity(
-        slug="virtuemap",
+        slug=SLUG,
         name="VirtueMap",
         version=_fixture_version(),
         citation=(
@@ -254,21 +255,6 @@ def _stopping_decision(profile: SuiteProfile, attempted_runs: int, plan: Mapping
 
 def _complete(items: RunItems, dilemmas: Sequence[str]) -> bool:
     return all(items.get(dilemma) is not None for dilemma in dilemmas)
-
-
-def run_items(trials: Sequence[StoredTrial]) -> dict[int, dict[str, tuple[str, ...] | None]]:
-    """Run index → dilemma id → canonical ranking (None for a trial that ended without a valid one).
-
-    Only finished trials appear: a pending, running or failed trial has no result yet, so it counts neither as an
-    answer nor as an invalid one; every run that has a trial appears.
-    """
-    runs: dict[int, dict[str, tuple[str, ...] | None]] = {}
-    for trial in trials:
-        items = runs.setdefault(trial.replicate, {})
-        if trial.done:
-            valid = trial.answer_status == AnswerStatus.VALID and trial.answer
-            items[trial.item] = tuple(trial.answer["ranking"]) if valid else None
-    return runs
 
 
 def failure_counts(*, run_id: int) -> dict[str, int]:

@@ -12,8 +12,8 @@ from typing import Any
 
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
+from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.models import Assignment, Dilemma, KeyCandidate, Option, ValidationResponse, Virtue
-from instruments.virtuemap.plugin import VirtueMap, run_items
 from llmruns.models import AgentNote, LLMModel, Result, Run, Trial
 from llmruns.selectors import result_list, run_latest, stored_trials
 from scoring import AlignmentTable, PreparedProfiles, alignment_table, key_weight_arrays, prepared_profiles
@@ -241,7 +241,7 @@ def study_is_open() -> bool:
 # --- the model side ------------------------------------------------------------------------------------------
 
 
-INSTRUMENT = VirtueMap.identity.slug
+INSTRUMENT = SLUG
 
 
 def run_profile(*, run: Run, quantile: Quantile = "exact") -> SuiteProfile:

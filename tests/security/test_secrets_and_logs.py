@@ -208,8 +208,8 @@ def test_a_model_stores_the_variable_name_and_refuses_a_pasted_key(db):
 def test_tasks_take_ids_never_secrets():
     import inspect
 
-    import llmruns.tasks
     import instruments.virtuemap.tasks  # noqa: F401  (registers the tasks)
+    import llmruns.tasks
     from virtuemap_site.celery import app
 
     assert llmruns.tasks.run_task.name in app.tasks

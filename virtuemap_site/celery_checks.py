@@ -1,4 +1,4 @@
-"""System checks of the Celery set-up that a run-suite relies on."""
+"""System checks of the Celery set-up that the run engine relies on (registered by the site's app config)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from django.core import checks
 
 def longest_hard_time_limit() -> float | None:
     """The longest hard time limit of any registered task (the global one or a task's own); None if unlimited."""
+    from celery import current_app as app
     from django.utils.module_loading import autodiscover_modules
 
-    from virtuemap_site.celery import app
-
+    # The site's Celery app (virtuemap_site.celery) is the current one; taking it from Celery rather than importing
+    # the site keeps llmruns below the site.
     autodiscover_modules("tasks")
     limits = [settings.CELERY_TASK_TIME_LIMIT]
     limits += [getattr(task, "time_limit", None) for name, task in app.tasks.items() if not name.startswith("celery.")]
