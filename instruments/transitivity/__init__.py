@@ -1,2 +1,2 @@
 """The transitivity instrument: pairwise choices between moral-principle violations, tested against WUM, HCM and
-G-RUM (the mathematics is in `scoring/transitivity.py`)."""
+G-RUM (the mathematics is in `scoring/transitivity/`)."""

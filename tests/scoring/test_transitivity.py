@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import transitivity
 from scoring.transitivity import (
     InequalityCertificate,
     MixtureCertificate,
     aggregate_vector,
     aggregation_report,
+    grum,
     linear_order_vertices,
     linear_ordering_optimum,
     linear_orders,
@@ -269,7 +269,7 @@ def test_a_distance_within_lp_noise_of_eps_is_decided_by_the_reference_lp():
 
 def test_a_simplex_that_runs_out_of_pivots_hands_its_vectors_to_the_reference_lp(monkeypatch):
     vectors = random_vectors(np.random.default_rng(4), 4, 12)
-    monkeypatch.setattr(transitivity, "MAX_PIVOTS_PER_ROW", 0)
+    monkeypatch.setattr(grum, "MAX_PIVOTS_PER_ROW", 0)
 
     results = transitivity_results(vectors, 4)
 
@@ -280,7 +280,7 @@ def test_a_simplex_that_runs_out_of_pivots_hands_its_vectors_to_the_reference_lp
 def test_large_batches_are_solved_in_chunks_with_the_same_results(monkeypatch):
     vectors = random_vectors(np.random.default_rng(5), 5, 20)
     whole = transitivity_results(vectors, 5)
-    monkeypatch.setattr(transitivity, "FAST_CHUNK", 7)
+    monkeypatch.setattr(grum, "FAST_CHUNK", 7)
 
     chunked = transitivity_results(vectors, 5)
 

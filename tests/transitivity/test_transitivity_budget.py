@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
-import scoring.transitivity
+import scoring.transitivity.grum
 from instruments.transitivity.budget import MIN_API_EPS, max_body_bytes
 from scoring.transitivity import order_vertices
 
@@ -23,13 +23,13 @@ ON_THE_EDGE = {"alternatives": ["x", "y", "z"], "vectors": [[1.0, 0.5, 1.0]], "e
 def exact_lps(monkeypatch):
     """The vectors handed to the exact LP, in order (the LP still runs)."""
     calls: list = []
-    reference = scoring.transitivity._grum_reference
+    reference = scoring.transitivity.grum._grum_reference
 
     def counted(p, n, eps):
         calls.append(n)
         return reference(p, n, eps)
 
-    monkeypatch.setattr(scoring.transitivity, "_grum_reference", counted)
+    monkeypatch.setattr(scoring.transitivity.grum, "_grum_reference", counted)
     return calls
 
 

@@ -1,38 +1,10 @@
-"""Transitivity of pairwise choice probabilities: WUM, HCM and G-RUM (issue 7).
-
-A choice vector p over n alternatives (3 ≤ n ≤ 8) holds one probability P_xy = P(x ≻ y)
-for each pair x < y in lexicographic order (0,1), (0,2), …, (n-2, n-1); P_yx = 1 − P_xy.
-
-- WUM, the weak utility model: some linear order R has P_xy ≥ ½ whenever x is above y in R.
-  Equivalently the strict relation {x ≻ y : P_xy > ½} has no cycle.
-- HCM, the high-certainty model: every pair is decided (P_xy ≥ 0.9 or P_xy ≤ 0.1) and the
-  relation {x ≻ y : P_xy ≥ 0.9} has no cycle.
-- G-RUM, the general random utility model: p lies in the linear ordering polytope, the convex
-  hull of the 0/1 vectors v(R) of all n! linear orders (v_xy = 1 when x is above y). The verdict
-  is d(p) ≤ ε for the ∞-norm distance d(p) = min { ‖Vλ − p‖∞ : λ ≥ 0, Σλ = 1 }.
-
-The paper decides WUM by checking all ordered triples, as we read it weak stochastic
-transitivity (P_xy ≥ ½ and P_yz ≥ ½ ⇒ P_xz ≥ ½). That agrees with the model definition used
-here except when some P_xy is exactly ½: its own example P_xy = P_yz = 1, P_xz = ½ fails the
-triple check (P_zx ≥ ½ and P_xy ≥ ½ but P_zy = 0) yet satisfies WUM through the order x, y, z.
-
-Two G-RUM solvers return the same verdict, distance and kind of certificate:
-- "reference", the paper's method: one LP over all n! orders (scipy's HiGHS).
-- "fast": the same LP by a batched revised simplex whose entering column is priced over all n!
-  orders at once by an exact linear-ordering oracle (dynamic programming over subsets,
-  O(2^n · n²)), i.e. column generation one column at a time. It stops at an optimal basis and
-  proves it: the basic orders give a mixture with error U ≥ d(p), and the final dual gives a
-  valid inequality aᵀx ≤ b whose violation L ≤ d(p). A vector is decided here only when
-  U − max(L, 0) ≤ 1e-9 and d(p) is clear of ε by more than 1e-8; otherwise (LP noise near ε, or
-  no convergence within the pivot limit) it is solved by the reference LP, and
-  `TransitivityResult.grum_solver` says so.
+"""G-RUM: the distance of a choice vector to the linear ordering polytope, by the reference LP or the fast
+column-generation path, each with its certificate (a mixture of orders or a violated inequality).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -42,13 +14,15 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 from scipy.optimize import linprog
 
-MIN_ALTERNATIVES = 3
-MAX_ALTERNATIVES = 8
+from scoring.transitivity.orders import (
+    linear_order_vertices,
+    linear_ordering_optimum,
+    order_vertices,
+    pair_arrays,
+    validated_choice_vectors,
+)
+
 DEFAULT_EPS = 1e-6
-WUM_THRESHOLD = 0.5
-HCM_THRESHOLD = 0.9
-# Written out because 1 − 0.9 is 0.09999999999999998 in floating point, which would leave 0.1 undecided.
-HCM_LOWER = 0.1
 
 # HiGHS' default feasibility tolerances are 1e-7, too close to ε = 1e-6 for a verdict.
 LP_TOLERANCE = 1e-9
@@ -108,246 +82,6 @@ class InequalityCertificate:
 Certificate = MixtureCertificate | InequalityCertificate
 
 
-@dataclass(frozen=True)
-class TransitivityResult:
-    """The three models' verdicts on one choice vector.
-
-    copeland_order: for a WUM vector, alternatives by descending copeland_scores, ties by index;
-        None otherwise. copeland_scores: per alternative, the pairs it wins, a pair at exactly ½
-        counting as a win for both. With exact-½ pairs the Copeland order need not itself be an
-        order that witnesses WUM.
-    violating_triads: every (x, y, z) with P_xy, P_yz, P_zx all > ½, x the smallest index. A vector
-        can fail WUM with no such triad only through a longer cycle that skips exact-½ pairs.
-    grum_distance: d(p), the ∞-norm distance to the linear ordering polytope; grum is d(p) ≤ ε.
-    certificate: a mixture when grum, an inequality otherwise.
-    grum_solver: "column_generation" (fast path) or "full_lp" (reference LP, also the fast
-        path's fallback).
-    """
-
-    wum: bool
-    hcm: bool
-    grum: bool
-    copeland_order: tuple[int, ...] | None
-    copeland_scores: tuple[int, ...]
-    violating_triads: tuple[tuple[int, int, int], ...]
-    grum_distance: float
-    certificate: Certificate
-    grum_solver: Solver
-
-
-@dataclass(frozen=True)
-class AggregationReport:
-    """The aggregate vector (mean of the individual vectors) and how its ranking relates to theirs.
-
-    matching: indices of individual vectors whose copeland_order equals the aggregate's (empty when
-    the aggregate is not WUM and so has no ranking).
-    """
-
-    aggregate_vector: tuple[float, ...]
-    aggregate: TransitivityResult
-    individuals: tuple[TransitivityResult, ...]
-    matching: tuple[int, ...]
-
-    @property
-    def matches_any(self) -> bool:
-        return bool(self.matching)
-
-
-@dataclass(frozen=True)
-class PresentationOrderEffect:
-    """A block whose verdicts or ranking differ between its two presentation orders.
-
-    changed: the fields that differ, from ("wum", "hcm", "grum", "copeland_order").
-    """
-
-    block: int
-    changed: tuple[str, ...]
-
-
-# --- pairs, validation and orders ---------------------------------------------------------
-
-
-def pair_count(n: int) -> int:
-    """Return n(n − 1)/2, the length of a choice vector over n alternatives."""
-    return n * (n - 1) // 2
-
-
-@cache
-def pairs(n: int) -> tuple[tuple[int, int], ...]:
-    """Return the pairs (x, y), x < y, in the order of a choice vector: (0,1), (0,2), …, (n-2, n-1)."""
-    return tuple(itertools.combinations(range(n), 2))
-
-
-@cache
-def _pair_arrays(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    first, second = np.triu_indices(n, k=1)  # row-major: the same lexicographic order as `pairs`
-    return first, second
-
-
-def validated_choice_vectors(vectors: ArrayLike, n: int) -> NDArray[np.float64]:
-    """Return ``vectors`` as a float array of shape (k, n(n−1)/2), or raise ValueError.
-
-    A single vector (1-D) becomes one row. Rejected: n not an integer from 3 to 8, a vector of the
-    wrong length, NaN, and values outside [0, 1]; the message names the vector, pair and value.
-    """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise ValueError(f"n must be an integer number of alternatives, got {n!r}")
-    if not MIN_ALTERNATIVES <= n <= MAX_ALTERNATIVES:
-        raise ValueError(f"n must be from {MIN_ALTERNATIVES} to {MAX_ALTERNATIVES} alternatives, got {n}")
-    m = pair_count(n)
-    rows = list(vectors) if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 else vectors
-    if not len(rows):
-        raise ValueError("no choice vectors given")
-    if np.ndim(rows[0]) == 0:
-        rows = [rows]
-    # A 2-D array has one length for all rows; anything else is checked row by row.
-    for index, row in enumerate(rows[:1] if isinstance(rows, np.ndarray) else rows):
-        if np.ndim(row) != 1 or len(row) != m:
-            length = len(row) if np.ndim(row) == 1 else f"shape {np.shape(row)}"
-            raise ValueError(f"vector {index} has {length} entries; {n} alternatives need n(n−1)/2 = {m}, one per pair")
-    try:
-        array = np.array(rows, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"choice vectors must hold numbers: {error}") from None
-    bad = np.isnan(array) | (array < 0.0) | (array > 1.0)
-    if bad.any():
-        index, entry = (int(i) for i in np.argwhere(bad)[0])
-        x, y = pairs(n)[entry]
-        value = array[index, entry]
-        problem = "is NaN" if np.isnan(value) else f"is {float(value)!r}, outside [0, 1]"
-        raise ValueError(f"vector {index}, entry {entry} (pair {x},{y}) {problem}")
-    return array
-
-
-@cache
-def linear_orders(n: int) -> NDArray[np.int8]:
-    """Return all n! linear orders of range(n), one per row, each from top to bottom."""
-    return np.array(list(itertools.permutations(range(n))), dtype=np.int8)
-
-
-def order_vertices(orders: ArrayLike, n: int) -> NDArray[np.float64]:
-    """Return the 0/1 choice vector of each order (rows of alternative indices, top first).
-
-    FORMULA: v_xy = 1 if x is above y in the order, else 0, for the pairs x < y.
-    """
-    order_array = np.atleast_2d(np.asarray(orders))
-    position = np.argsort(order_array, axis=1)
-    first, second = _pair_arrays(n)
-    return (position[:, first] < position[:, second]).astype(np.float64)
-
-
-@cache
-def linear_order_vertices(n: int) -> NDArray[np.float64]:
-    """Return the n! × n(n−1)/2 matrix whose rows are the vertices v(R) of the polytope."""
-    vertices = order_vertices(linear_orders(n), n)
-    vertices.flags.writeable = False
-    return vertices
-
-
-# --- the linear-ordering oracle ---------------------------------------------------------
-
-
-@cache
-def _subset_layers(n: int) -> tuple[NDArray[np.float64], list[tuple[NDArray, NDArray, NDArray]]]:
-    subsets = np.arange(1 << n)
-    membership = ((subsets[:, None] >> np.arange(n)) & 1).astype(np.float64)
-    layers = []
-    for size in range(1, n + 1):
-        layer = np.array([s for s in range(1 << n) if s.bit_count() == size])
-        members = np.array([[x for x in range(n) if s >> x & 1] for s in layer])
-        layers.append((layer, members, layer[:, None] ^ (1 << members)))
-    return membership, layers
-
-
-def linear_ordering_optimum(coefficients: ArrayLike, n: int) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-    """Return (max value, best order) of Σ_{x<y} c_xy · v_xy(R) over all linear orders R, per row.
-
-    ``coefficients`` has shape (k, n(n−1)/2) (or one row). Exact, by dynamic programming over the
-    set S of alternatives placed at the top: f(∅) = 0 and
-    f(S) = max_{x ∈ S} f(S∖x) + Σ_{z ∈ S∖x} W_zx, with W_xy = c_xy for x < y and W_yx = 0,
-    so x is the lowest of S. The maximum is f(all); O(2^n · n²) per row. Ties go to the first
-    maximiser found. Orders are alternative indices from top to bottom.
-    """
-    c = np.atleast_2d(np.asarray(coefficients, dtype=np.float64))
-    rows = len(c)
-    first, second = _pair_arrays(n)
-    weights = np.zeros((rows, n, n))
-    weights[:, first, second] = c
-    membership, layers = _subset_layers(n)
-    gain = membership @ weights  # gain[r, S, x] = Σ_{z ∈ S} W_zx
-    value = np.zeros((rows, 1 << n))
-    lowest = np.zeros((rows, 1 << n), dtype=np.intp)
-    for layer, members, without in layers:
-        candidates = value[:, without] + gain[:, without, members]
-        value[:, layer] = candidates.max(axis=2)
-        lowest[:, layer] = members[np.arange(len(layer)), candidates.argmax(axis=2)]
-    orders = np.empty((rows, n), dtype=np.intp)
-    remaining = np.full(rows, (1 << n) - 1)
-    every_row = np.arange(rows)
-    for place in range(n - 1, -1, -1):
-        x = lowest[every_row, remaining]
-        orders[:, place] = x
-        remaining = remaining ^ (1 << x)
-    return value[:, -1].copy(), orders
-
-
-# --- WUM, HCM, Copeland and triads -------------------------------------------------------
-
-
-def _relation(vectors: NDArray[np.float64], n: int, above: NDArray[np.bool_], below: NDArray[np.bool_]) -> NDArray:
-    first, second = _pair_arrays(n)
-    relation = np.zeros((len(vectors), n, n), dtype=bool)
-    relation[:, first, second] = above
-    relation[:, second, first] = below
-    return relation
-
-
-def _acyclic(relation: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    # Transitive closure by repeated squaring: after k rounds it holds every path of length ≤ 2^k.
-    reach = relation.astype(np.int64)
-    for _ in range(int(np.ceil(np.log2(relation.shape[-1]))) + 1):
-        reach = ((reach + reach @ reach) > 0).astype(np.int64)
-    return ~np.diagonal(reach, axis1=1, axis2=2).any(axis=1)
-
-
-def wum_holds(vectors: ArrayLike, n: int) -> NDArray[np.bool_]:
-    """Return, per vector, whether the strict relation P_xy > ½ is acyclic (the WUM)."""
-    p = validated_choice_vectors(vectors, n)
-    return _acyclic(_relation(p, n, p > WUM_THRESHOLD, p < WUM_THRESHOLD))
-
-
-def hcm_holds(vectors: ArrayLike, n: int) -> NDArray[np.bool_]:
-    """Return, per vector, whether every P_xy ≥ 0.9 or ≤ 0.1 and the relation P_xy ≥ 0.9 is acyclic."""
-    p = validated_choice_vectors(vectors, n)
-    decided = ((p >= HCM_THRESHOLD) | (p <= HCM_LOWER)).all(axis=1)
-    return decided & _acyclic(_relation(p, n, p >= HCM_THRESHOLD, p <= HCM_LOWER))
-
-
-def copeland_scores(vectors: ArrayLike, n: int) -> NDArray[np.int64]:
-    """Return, per vector and alternative, #{y : P_xy > ½} + #{y : P_xy = ½} (a tie counts for both)."""
-    p = validated_choice_vectors(vectors, n)
-    wins = _relation(p, n, p >= WUM_THRESHOLD, p <= WUM_THRESHOLD)
-    return wins.sum(axis=2)
-
-
-def violating_triads(vectors: ArrayLike, n: int) -> list[tuple[tuple[int, int, int], ...]]:
-    """Return, per vector, every triad (x, y, z) with P_xy, P_yz, P_zx all > ½, x the smallest index."""
-    p = validated_choice_vectors(vectors, n)
-    strict = _relation(p, n, p > WUM_THRESHOLD, p < WUM_THRESHOLD)
-    triples = np.array(list(itertools.combinations(range(n), 3)))
-    a, b, c = triples.T
-    forward = strict[:, a, b] & strict[:, b, c] & strict[:, c, a]
-    backward = strict[:, a, c] & strict[:, c, b] & strict[:, b, a]
-    triads: list[list[tuple[int, int, int]]] = [[] for _ in range(len(p))]
-    rows, hits = np.nonzero(forward)
-    for row, (x, y, z) in zip(rows.tolist(), triples[hits].tolist(), strict=True):
-        triads[row].append((x, y, z))
-    rows, hits = np.nonzero(backward)
-    for row, (x, y, z) in zip(rows.tolist(), triples[hits].tolist(), strict=True):
-        triads[row].append((x, z, y))
-    return [tuple(sorted(row_triads)) for row_triads in triads]
-
-
 # --- G-RUM: certificates ---------------------------------------------------------------
 
 
@@ -358,7 +92,7 @@ def _mixture_certificates(
     weights = np.where(weights > WEIGHT_FLOOR * weights.sum(axis=1, keepdims=True), weights, 0.0)
     weights = weights / weights.sum(axis=1, keepdims=True)
     errors = np.abs(np.einsum("kmc,kc->km", vertices, weights) - p).max(axis=1)
-    first, second = _pair_arrays(n)
+    first, second = pair_arrays(n)
     incidence_first = np.eye(n)[first]  # (m, n): the pair's first alternative wins when v_xy = 1
     incidence_second = np.eye(n)[second]
     wins = np.einsum("kmc,mn->knc", vertices, incidence_first) + np.einsum(
@@ -483,7 +217,7 @@ def _simplex_with_oracle(p: NDArray[np.float64], n: int, max_pivots: int) -> dic
     column_t = np.append(-np.ones(2 * m), 0.0)
 
     # Start from the Borda order (by Σ_y P_xy): t is its largest deviation, whose slack leaves.
-    first, second = _pair_arrays(n)
+    first, second = pair_arrays(n)
     preference = np.zeros((count, n, n))
     preference[:, first, second] = p
     preference[:, second, first] = 1.0 - p
@@ -651,93 +385,3 @@ def grum_solutions(
     if method != "fast":
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
     return _grum_fast(p, n, eps, max_exact_orders)
-
-
-# --- the entry point and reports ----------------------------------------------------------
-
-
-def transitivity_results(
-    vectors: ArrayLike,
-    n: int,
-    eps: float = DEFAULT_EPS,
-    method: Method = "fast",
-    max_exact_orders: int | None = None,
-) -> list[TransitivityResult]:
-    """Return WUM, HCM and G-RUM verdicts, Copeland order and violating triads for each vector.
-
-    ``vectors``: one choice vector or a sequence of them, each of length n(n−1)/2 (see
-    `validated_choice_vectors`, which raises ValueError on bad input). ``eps``: the tolerance of
-    G-RUM on ‖Vλ − p‖∞. ``method``: "fast" (column generation, falling back to the LP near ε) or
-    "reference" (one LP over all n! orders); both give the same verdicts. ``max_exact_orders``:
-    see `grum_solutions` (raises `ExactWorkExceeded`).
-    """
-    if not (isinstance(eps, int | float) and np.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be a finite number ≥ 0, got {eps!r}")
-    if method not in ("fast", "reference"):
-        raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
-    p = validated_choice_vectors(vectors, n)
-    wum = wum_holds(p, n)
-    hcm = hcm_holds(p, n)
-    scores = copeland_scores(p, n)
-    triads = violating_triads(p, n)
-    solutions = grum_solutions(p, n, eps, method, max_exact_orders)
-    results = []
-    for row in range(len(p)):
-        order = tuple(int(x) for x in np.lexsort((np.arange(n), -scores[row]))) if wum[row] else None
-        results.append(
-            TransitivityResult(
-                wum=bool(wum[row]),
-                hcm=bool(hcm[row]),
-                grum=solutions[row].distance <= eps,
-                copeland_order=order,
-                copeland_scores=tuple(int(s) for s in scores[row]),
-                violating_triads=triads[row],
-                grum_distance=solutions[row].distance,
-                certificate=solutions[row].certificate,
-                grum_solver=solutions[row].solver,
-            )
-        )
-    return results
-
-
-def aggregate_vector(vectors: ArrayLike, n: int) -> NDArray[np.float64]:
-    """Return the aggregate choice vector: the entrywise mean of the vectors."""
-    return validated_choice_vectors(vectors, n).mean(axis=0)
-
-
-def aggregation_report(
-    vectors: ArrayLike, n: int, eps: float = DEFAULT_EPS, method: Method = "fast"
-) -> AggregationReport:
-    """Return the aggregate vector's verdicts and which individual vectors share its ranking.
-
-    A ranking is the Copeland order of a WUM vector; a non-WUM aggregate matches nobody.
-    """
-    p = validated_choice_vectors(vectors, n)
-    mean = p.mean(axis=0)
-    aggregate, *individuals = transitivity_results(np.vstack([mean, p]), n, eps, method)
-    matching = ()
-    if aggregate.copeland_order is not None:
-        matching = tuple(i for i, r in enumerate(individuals) if r.copeland_order == aggregate.copeland_order)
-    return AggregationReport(
-        aggregate_vector=tuple(float(x) for x in mean),
-        aggregate=aggregate,
-        individuals=tuple(individuals),
-        matching=matching,
-    )
-
-
-def presentation_order_effects(
-    first_order: Sequence[TransitivityResult], second_order: Sequence[TransitivityResult]
-) -> tuple[PresentationOrderEffect, ...]:
-    """Return the blocks whose verdicts or Copeland order differ between the two presentation orders.
-
-    ``first_order[i]`` and ``second_order[i]`` are the results of block i shown in order 1 and order 2.
-    """
-    if len(first_order) != len(second_order):
-        raise ValueError(f"{len(first_order)} blocks in presentation order 1 but {len(second_order)} in order 2")
-    effects = []
-    for block, (one, two) in enumerate(zip(first_order, second_order, strict=True)):
-        changed = tuple(f for f in ("wum", "hcm", "grum", "copeland_order") if getattr(one, f) != getattr(two, f))
-        if changed:
-            effects.append(PresentationOrderEffect(block=block, changed=changed))
-    return tuple(effects)
