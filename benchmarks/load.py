@@ -202,11 +202,11 @@ def _stored(url: str, env: dict[str, str], acknowledged: list[int]) -> tuple[int
 
     with psycopg.connect(url) as connection:
         stored = connection.execute(
-            "SELECT count(*) FROM surveys_assignment a JOIN surveys_validationresponse v "
+            "SELECT count(*) FROM virtuemap_assignment a JOIN virtuemap_validationresponse v "
             "ON v.respondent_id = a.respondent_id AND v.candidate_id = a.candidate_id WHERE a.id = ANY(%s)",
             [sorted(set(acknowledged))],
         ).fetchone()[0]
-        answers = connection.execute("SELECT count(*) FROM surveys_validationresponse").fetchone()[0]
+        answers = connection.execute("SELECT count(*) FROM virtuemap_validationresponse").fetchone()[0]
     recount = subprocess.run(
         [PYTHON, "manage.py", "verify_key_counts"], cwd=ROOT, env=env, capture_output=True, text=True
     )

@@ -6,7 +6,7 @@ their corrections and now and then fail an attention check. A script that forges
 one. `evidence_concerns` measures the trail and names each way in which it looks manufactured; a decision with any
 concern waits for a researcher (surveys/integrity.py). Each concern needs a clear majority or share, never a single
 odd answer, so an honest study at the default thresholds is not held (tests/scoring/test_integrity.py,
-tests/surveys/test_key_integrity.py).
+tests/instruments/virtuemap/test_key_integrity.py).
 
 The concerns, with their default limits (`IntegrityThresholds`):
 

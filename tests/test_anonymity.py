@@ -141,7 +141,7 @@ def test_after_a_whole_journey_neither_database_nor_logs_hold_the_panel_id_user_
         hashed in dump
         for hashed in Respondent.objects.exclude(panel_id_hash=None).values_list("panel_id_hash", flat=True)
     )  # the dump has the rows
-    assert any("surveys_validationresponse" in line for line in captured_logs)  # …and SQL was logged
+    assert any("virtuemap_validationresponse" in line for line in captured_logs)  # …and SQL was logged
     for probe in PROBES:
         assert probe.lower() not in dump.lower(), f"{probe!r} is in the database"
         assert probe.lower() not in logs.lower(), f"{probe!r} is in the logs"

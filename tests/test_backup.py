@@ -76,5 +76,5 @@ def test_a_pg_dump_restored_into_a_fresh_database_has_every_row(
 
     original, restored = _row_counts(database_url), _row_counts(restored_url)
     assert restored == original
-    assert original["surveys_validationresponse"] == 12
+    assert original["virtuemap_validationresponse"] == 12
     assert original["llmruns_trial"] > 0

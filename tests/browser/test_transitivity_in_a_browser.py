@@ -7,7 +7,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def transitivity_ready(transitivity_instrument, consent_texts, settings):
-    from tests.transitivity.reporting import choice_run_store, vectors_for_model
+    from tests.instruments.transitivity.reporting import choice_run_store, vectors_for_model
 
     settings.TRANSITIVITY_REPETITIONS = 1
     choice_run_store(slug="acme/alpha", name="Alpha", vectors=vectors_for_model(1))

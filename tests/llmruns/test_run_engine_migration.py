@@ -16,7 +16,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from instruments.transitivity.reports import subject_results
 from scoring.transitivity import pairs
-from tests.transitivity.reporting import vectors_for_model
+from tests.instruments.transitivity.reporting import vectors_for_model
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,7 +8,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 
 from instruments.virtuemap.models import KeyCandidate, KeyDecision
 from surveys.models import Respondent
-from tests.surveys.conftest import evaluate_many
+from tests.instruments.virtuemap.conftest import evaluate_many
 
 pytestmark = pytest.mark.django_db
 

@@ -217,7 +217,7 @@ def test_the_results_agree_with_the_scoring_package_on_the_respondents_proportio
 
 
 def test_the_results_show_the_models_verdicts_on_the_same_block(client, ready):
-    from tests.transitivity.reporting import choice_run_store, vectors_for_model
+    from tests.instruments.transitivity.reporting import choice_run_store, vectors_for_model
 
     choice_run_store(slug="acme/alpha", name="Alpha", vectors=vectors_for_model(1))
     consent(client)

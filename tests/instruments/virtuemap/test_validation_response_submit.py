@@ -11,7 +11,7 @@ from instruments.virtuemap.validation import (
     validation_response_submit,
 )
 from surveys.services import respondent_outcome_code, respondent_withdraw
-from tests.surveys.conftest import evaluate_many
+from tests.instruments.virtuemap.conftest import evaluate_many
 from virtuemap_site.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db

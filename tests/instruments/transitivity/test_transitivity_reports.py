@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from scoring.transitivity import aggregation_report, pairs, presentation_order_effects, transitivity_results
-from tests.transitivity.reporting import choice_run_store, vectors_for_model
+from tests.instruments.transitivity.reporting import choice_run_store, vectors_for_model
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from surveys.services import respondent_consent
 def study_settings(settings):
     """No attention checks unless a test asks for them, so items are only the candidates under test; no hold for
     review either, since answers typed by a test come at once and alike, which the review rightly holds
-    (tests/surveys/test_key_integrity.py turns it on)."""
+    (tests/instruments/virtuemap/test_key_integrity.py turns it on)."""
     settings.STUDY_ATTENTION_CHECKS = 0
     settings.KEY_REVIEW_HOLD = False
     return settings
