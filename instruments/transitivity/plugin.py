@@ -11,6 +11,7 @@ so the report pages never solve a linear program on a page view.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -27,6 +28,7 @@ from instruments.base import (
     Study,
     TrialSpec,
 )
+from instruments.loading import InstrumentLoadReport
 from instruments.transitivity.consent import TRANSITIVITY_CONSENT
 from instruments.transitivity.parsing import label_of_answer, x_worse_probability
 from instruments.transitivity.prompts import choice_messages
@@ -102,6 +104,11 @@ class Transitivity(Instrument):
         return PairwiseQuestionnaire() if study == STUDY else None
 
     # --- the item bank -------------------------------------------------------------------------------------------
+
+    def load(self, path: Path | None = None) -> InstrumentLoadReport:
+        from instruments.transitivity.services import TRANSITIVITY_FIXTURE, transitivity_instrument_load_file
+
+        return transitivity_instrument_load_file(path=path or TRANSITIVITY_FIXTURE)
 
     def item_records(self) -> list[dict[str, Any]]:
         from instruments.transitivity.models import Principle, Vignette

@@ -31,6 +31,7 @@ from instruments.base import (
     Study,
     TrialSpec,
 )
+from instruments.loading import InstrumentLoadReport
 from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.consent import PROFILING_CONSENT, VALIDATION_CONSENT
 from instruments.virtuemap.parsing import parse_ranking
@@ -95,6 +96,11 @@ class VirtueMap(Instrument):
         return plan
 
     # --- the item bank -------------------------------------------------------------------------------------------
+
+    def load(self, path: Path | None = None) -> InstrumentLoadReport:
+        from instruments.virtuemap.services import INSTRUMENT_FIXTURE, instrument_load_file
+
+        return instrument_load_file(path=path or INSTRUMENT_FIXTURE)
 
     def item_records(self) -> list[dict[str, Any]]:
         from instruments.virtuemap.selectors import dilemma_list_with_options
