@@ -166,13 +166,13 @@ def stored(url: str, traffic: Traffic) -> tuple[set, set]:
         api = {
             (str(respondent), candidate)
             for respondent, candidate in connection.execute(
-                "SELECT respondent_id, candidate_id FROM surveys_validationresponse"
+                "SELECT respondent_id, candidate_id FROM virtuemap_validationresponse"
             )
         }
         pages = {
             row[0]
             for row in connection.execute(
-                "SELECT a.id FROM surveys_assignment a JOIN surveys_validationresponse v "
+                "SELECT a.id FROM virtuemap_assignment a JOIN virtuemap_validationresponse v "
                 "ON v.respondent_id = a.respondent_id AND v.candidate_id = a.candidate_id WHERE a.id = ANY(%s)",
                 [traffic.acknowledged_pages],
             )

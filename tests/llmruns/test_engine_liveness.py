@@ -80,7 +80,9 @@ def test_a_resumed_run_runs_to_its_end_once_its_message_is_delivered(
     instrument_slug, fake_model, monkeypatch, django_capture_on_commit_callbacks
 ):
     # The broker is what leaves the process: the message is delivered in-process instead.
-    monkeypatch.setattr(tasks.run_task, "delay", lambda *args: tasks.run_task.apply(args))
+    monkeypatch.setattr(
+        tasks.run_task, "apply_async", lambda args=None, kwargs=None, **options: tasks.run_task.apply(args, kwargs)
+    )
     run = _run(fake_model, instrument_slug, Run.Status.QUEUED, silent_for=settings.LLMRUNS_SUITE_STALL_SECONDS + 1)
     with django_capture_on_commit_callbacks(execute=True):
         runs_stalled_resume()
