@@ -184,6 +184,8 @@ class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
                 self.message_user(request, error.message, messages.ERROR)
             else:
                 self.message_user(request, f"Published the {result} from run {run.pk}.")
+                for flag in result.diagnostics.get("flags") or []:
+                    self.message_user(request, f"Flagged: {flag['reason']}", messages.WARNING)
 
 
 def _diagnostics_block(record: dict[str, Any]) -> str:

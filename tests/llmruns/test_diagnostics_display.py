@@ -10,7 +10,7 @@ import math
 import pytest
 from django.core.management import call_command
 
-from instruments.transitivity.testing import provider_model
+from instruments.transitivity.testing import provider_model, scripted_logprobs
 from llmruns.engine import run_execute, run_start
 from llmruns.models import Result, Trial
 from llmruns.results import result_publish
@@ -73,6 +73,21 @@ def test_the_admin_publish_action_refuses_two_valid_runs_of_three_with_the_reaso
 
     assert "fewer than its plan&#x27;s minimum of 3" in response.content.decode()
     assert not Result.objects.filter(run=echoing_suite).exists()
+
+
+def test_the_admin_publish_action_says_the_published_result_is_flagged(admin_client, echoing_suite):
+    response = admin_client.post(
+        "/admin/llmruns/run/", {"action": "publish", "_selected_action": [echoing_suite.pk]}, follow=True
+    )
+
+    assert "Flagged: Answers follow the order the options were shown in" in response.content.decode()
+
+
+def test_the_publish_command_prints_the_flags(echoing_suite):
+    out = io.StringIO()
+    call_command("publish", str(echoing_suite.pk), stdout=out)
+
+    assert "WARNING: Answers follow the order the options were shown in" in out.getvalue()
 
 
 def test_the_gallery_shows_a_flagged_profile_with_a_visible_warning(client, echoed_profile):
@@ -140,3 +155,25 @@ def test_the_transitivity_model_list_marks_the_flagged_model(client, first_picki
     page = client.get("/transitivity/models/").content.decode()
 
     assert 'data-flags="position"' in page and "⚠ flagged" in page
+
+
+def test_the_transitivity_report_leads_with_the_order_effect_when_the_orders_disagree(
+    client, first_picking_transitivity
+):
+    page = client.get(f"/transitivity/models/{first_picking_transitivity.slug}/").content.decode()
+
+    assert "data-position-driven" in page
+    assert page.index('id="model-order-heading"') < page.index('id="model-aggregate-heading"')
+    assert page.index('id="model-aggregate-heading"') < page.index('id="model-grid-heading"')
+    assert page.count('<span class="position-driven">position-driven</span>') == 4  # 2 orders × (grid + rankings)
+
+
+def test_a_transitivity_report_answering_by_content_keeps_its_order(client, transitivity_instrument):
+    with FakeProvider(logprobs=scripted_logprobs) as provider:
+        model = provider_model(provider)
+        run_execute(run_id=run_start(instrument="transitivity", model=model, plan={"blocks": ["1"]}, enqueue=False).pk)
+
+    page = client.get(f"/transitivity/models/{model.slug}/").content.decode()
+
+    assert "data-position-driven" not in page and "position-driven</span>" not in page
+    assert page.index('id="model-grid-heading"') < page.index('id="model-aggregate-heading"')
