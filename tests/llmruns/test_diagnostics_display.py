@@ -3,6 +3,7 @@ transitivity report and its JSON."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -177,3 +178,10 @@ def test_a_transitivity_report_answering_by_content_keeps_its_order(client, tran
 
     assert "data-position-driven" not in page and "position-driven</span>" not in page
     assert page.index('id="model-grid-heading"') < page.index('id="model-aggregate-heading"')
+
+
+def test_the_transitivity_csv_exports_carry_the_flags_on_every_row(client, first_picking_transitivity):
+
+    for url in (f"/transitivity/models/{first_picking_transitivity.slug}/report.csv", "/transitivity/models.csv"):
+        rows = list(csv.DictReader(io.StringIO(client.get(url).content.decode())))
+        assert rows and {row["diagnostic_flags"] for row in rows} == {"position"}
