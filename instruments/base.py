@@ -136,6 +136,21 @@ class StoredTrial:
         return self.status == "done"
 
 
+@dataclass(frozen=True)
+class Presented:
+    """How one stored answer relates to the way its item was shown, for the answer-quality diagnostics.
+
+    ``ranking``: the display positions (1 = shown first) in the order the answer ranks them; ``first_shown``: the
+    probability that the option shown first was chosen (1.0 or 0.0 for a discrete choice); ``label_mass``: the share
+    of the first token's probability that fell on the answer labels, for an answer read from log-probabilities. None
+    where the answer says nothing of the kind.
+    """
+
+    ranking: tuple[int, ...] | None = None
+    first_shown: float | None = None
+    label_mass: float | None = None
+
+
 def attempt_seed(base_seed: int, replicate: int, key: str, attempt: int) -> int:
     """Return a 31-bit sampling seed per request, so a resumed or repeated run asks the same way."""
     digest = hashlib.sha256(f"{base_seed}:{replicate}:{key}:{attempt}".encode()).digest()
@@ -351,6 +366,25 @@ class Instrument:
         """The summary as lines of text for `show_results --format table`: one "name: value" line per field, a
         nested mapping's fields indented under it. Instruments with a natural table override this."""
         return _lines(summary)
+
+    def presented(self, context: RunContext, trial: StoredTrial) -> Presented:
+        """Where the presentation is in a valid stored answer (`Presented`), for the diagnostics every result carries.
+
+        The default reads an answer mapping's conventional fields: "display_ranking" (display labels "1"…"k", label
+        i shown i-th), "first_shown" and "label_mass". An instrument whose answers record the presentation
+        otherwise says so here; one whose answers have no presentation order returns `Presented()`.
+        """
+        answer = trial.answer if isinstance(trial.answer, Mapping) else {}
+        labels = answer.get("display_ranking")
+        ranking = None
+        if labels and all(str(label).isdigit() for label in labels):
+            ranking = tuple(int(label) for label in labels)
+        first_shown, mass = answer.get("first_shown"), answer.get("label_mass")
+        return Presented(
+            ranking=ranking,
+            first_shown=float(first_shown) if first_shown is not None else None,
+            label_mass=float(mass) if mass is not None else None,
+        )
 
     def publishable(self, context: RunContext, trials: Sequence[StoredTrial]) -> str | None:
         """None when a finished run may be published, else the reason it may not."""

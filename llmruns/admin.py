@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from instruments import registry
+from llmruns.diagnostics import diagnostics_lines, run_diagnostics
 from llmruns.engine import run_cancel, run_resume, run_start
 from llmruns.models import Attempt, LLMModel, Result, Run, Trial
 from llmruns.results import result_is_stale, result_publish, result_rescore
@@ -106,6 +107,7 @@ class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
         "stop_reason",
         "stop_detail",
         "progress_display",
+        "diagnostics_display",
         "trials_link",
         "cost_budget",
         "cost_total",
@@ -137,6 +139,12 @@ class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
         if run.instrument not in registry.slugs():
             return "—"
         return registry.instrument(run.instrument).progress_text(run.progress or {}) or "—"
+
+    @admin.display(description="answer quality")
+    def diagnostics_display(self, run: Run) -> str:
+        if run.instrument not in registry.slugs():
+            return "—"
+        return _diagnostics_block(run_diagnostics(run=run))
 
     @admin.display(description="plan")
     def plan_display(self, run: Run) -> str:
@@ -176,6 +184,25 @@ class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
                 self.message_user(request, error.message, messages.ERROR)
             else:
                 self.message_user(request, f"Published the {result} from run {run.pk}.")
+                for flag in result.diagnostics.get("flags") or []:
+                    self.message_user(request, f"Flagged: {flag['reason']}", messages.WARNING)
+
+
+def _diagnostics_block(record: dict[str, Any]) -> str:
+    """The flags as a visible warning (or that there is none), then the figures, in plain words."""
+    lines = diagnostics_lines(record)
+    flagged = [line.removeprefix("WARNING: ") for line in lines if line.startswith("WARNING: ")]
+    figures = [line.strip() for line in lines if not line.startswith("WARNING: ")]
+    warning = (
+        format_html(
+            '<div class="diagnostics-warning" role="alert"><strong>Warning: this result may not measure the model.'
+            "</strong><ul>{}</ul></div>",
+            format_html_join("", "<li>{}</li>", ((reason,) for reason in flagged)),
+        )
+        if flagged
+        else ""
+    )
+    return format_html("{}{}", warning, format_html_join("", "<p>{}</p>", ((line,) for line in figures)))
 
 
 def _json_block(value: Any) -> str:
@@ -259,7 +286,17 @@ class TrialAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
 class ResultAdmin(PermissionActionsMixin, admin.ModelAdmin):
     """Published results of every instrument; stale ones can be re-scored from their runs' stored answers."""
 
-    list_display = ["model", "instrument", "language", "source", "run", "stale_display", "scored_at", "published_at"]
+    list_display = [
+        "model",
+        "instrument",
+        "language",
+        "source",
+        "run",
+        "flags_display",
+        "stale_display",
+        "scored_at",
+        "published_at",
+    ]
     list_filter = ["instrument", "language", "source"]
     list_select_related = ["model", "run"]
     actions = ["rescore"]
@@ -270,12 +307,13 @@ class ResultAdmin(PermissionActionsMixin, admin.ModelAdmin):
         "language",
         "source",
         "run",
+        "diagnostics_display",
         "summary_display",
         "dependencies",
         "scored_at",
         "published_at",
     ]
-    exclude = ["summary"]
+    exclude = ["summary", "diagnostics"]
 
     class Media:
         css = {"all": ["css/admin.css"]}
@@ -287,6 +325,17 @@ class ResultAdmin(PermissionActionsMixin, admin.ModelAdmin):
     @admin.display(description="stale", boolean=True)
     def stale_display(self, result: Result) -> bool:
         return result_is_stale(result)
+
+    @admin.display(description="answer-quality flags")
+    def flags_display(self, result: Result) -> str:
+        if not result.diagnostics:
+            return "not checked"
+        codes = [flag["code"] for flag in result.diagnostics.get("flags") or []]
+        return f"⚠ {', '.join(codes)}" if codes else "none"
+
+    @admin.display(description="answer quality")
+    def diagnostics_display(self, result: Result) -> str:
+        return _diagnostics_block(result.diagnostics)
 
     @admin.display(description="summary")
     def summary_display(self, result: Result) -> str:

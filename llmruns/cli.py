@@ -7,11 +7,13 @@ tqdm bar on standard error.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from django.core.management.base import CommandError
+from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from llmruns.diagnostics import diagnostics_lines
 from llmruns.engine import run_execute
 from llmruns.models import LLMModel, Run, Trial
 from llmruns.selectors import llm_model_get
@@ -58,3 +60,9 @@ def run_line(run: Run) -> str:
     """One line saying how a run ended."""
     reason = f" ({run.stop_reason})" if run.stop_reason else ""
     return f"{run.instrument} run {run.pk}: {run.get_status_display()}{reason}. {run.stop_detail}".rstrip()
+
+
+def diagnostics_write(command: BaseCommand, record: Mapping[str, Any] | None) -> None:
+    """Write a diagnostics record's lines: each flag as a WARNING line, then the figures."""
+    for line in diagnostics_lines(record):
+        command.stdout.write(command.style.WARNING(line) if line.startswith("WARNING") else line)

@@ -258,6 +258,8 @@ class Result(models.Model):
     `summary` is the instrument's result record (e.g. the virtue profile with its intervals). `dependencies` is
     what the summary was computed from besides the answers (e.g. {"keys": [retained key ids]}): when the
     instrument's current dependencies differ, the result is stale until re-scored from its run's stored answers.
+    `diagnostics` says how far the run's answers can be trusted (position following, label mass, refusals), with the
+    flags a page, an export and the API show beside the result.
     """
 
     class Source(models.TextChoices):
@@ -280,6 +282,11 @@ class Result(models.Model):
     )
     summary = models.JSONField(default=dict)
     dependencies = models.JSONField(default=dict, blank=True)
+    diagnostics = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Answer-quality diagnostics of the run and their flags (`scoring.diagnostics`); {} without a run.",
+    )
     published_at = models.DateTimeField(auto_now=True)
     scored_at = models.DateTimeField(null=True, blank=True, help_text="When the summary was last computed.")
 

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from instruments import registry
+from llmruns.diagnostics import run_diagnostics
 from llmruns.models import Result, Run
 from llmruns.selectors import run_context, stored_trials
 from virtuemap_site.errors import ApplicationError
@@ -48,6 +49,7 @@ def result_publish(*, run: Run) -> Result:
             "run": run,
             "summary": plugin.result_summary(context, trials),
             "dependencies": plugin.result_dependencies(),
+            "diagnostics": run_diagnostics(run=run),
             "scored_at": timezone.now(),
         },
     )
@@ -79,15 +81,21 @@ def result_rescore(*, result: Result) -> Result:
     run = result.run
     result.summary = plugin.result_summary(run_context(run), stored_trials(run))
     result.dependencies = plugin.result_dependencies()
+    result.diagnostics = run_diagnostics(run=run)
     result.scored_at = timezone.now()
-    result.save(update_fields=["summary", "dependencies", "scored_at", "published_at"])
+    result.save(update_fields=["summary", "dependencies", "diagnostics", "scored_at", "published_at"])
     return result
 
 
 def results_stale_rescore(*, instrument: str | None = None) -> list[Result]:
-    """Re-score every stale result with a run (of one instrument, or all); return those re-scored."""
+    """Re-score every stale result with a run, and every one published before results carried diagnostics (of one
+    instrument, or all); return those re-scored."""
     results = Result.objects.select_related("model", "run").filter(run__isnull=False)
     if instrument is not None:
         results = results.filter(instrument=instrument)
     current = {slug: registry.instrument(slug).result_dependencies() for slug in registry.slugs()}
-    return [result_rescore(result=result) for result in results if result_is_stale(result, current=current)]
+    return [
+        result_rescore(result=result)
+        for result in results
+        if result_is_stale(result, current=current) or not result.diagnostics
+    ]

@@ -251,6 +251,19 @@ LLMRUNS_SUITE_RESUME_INTERVAL = env.float("LLMRUNS_SUITE_RESUME_INTERVAL", defau
 if LLMRUNS_SUITE_STALL_SECONDS < 1 or LLMRUNS_SUITE_RESUME_INTERVAL <= 0:
     raise ValueError("LLMRUNS_SUITE_STALL_SECONDS must be at least 1 and LLMRUNS_SUITE_RESUME_INTERVAL positive")
 
+# --- Answer-quality diagnostics of every result (`scoring.diagnostics`) -----------------------------------
+# A result is flagged when its answers follow the presentation order (one-sided binomial test at this level), when
+# its mean label mass (log-probability answers) is below the minimum, or when more than the maximum share of its
+# answers were refused or unparseable.
+DIAGNOSTICS_ALPHA = env.float("DIAGNOSTICS_ALPHA", default=0.01)
+DIAGNOSTICS_LABEL_MASS_MIN = env.float("DIAGNOSTICS_LABEL_MASS_MIN", default=0.9)
+DIAGNOSTICS_FAILURE_SHARE_MAX = env.float("DIAGNOSTICS_FAILURE_SHARE_MAX", default=0.10)
+if not 0 < DIAGNOSTICS_ALPHA < 1:
+    raise ValueError(f"DIAGNOSTICS_ALPHA must be between 0 and 1, got {DIAGNOSTICS_ALPHA}")
+for _name in ("DIAGNOSTICS_LABEL_MASS_MIN", "DIAGNOSTICS_FAILURE_SHARE_MAX"):
+    if not 0 <= globals()[_name] <= 1:
+        raise ValueError(f"{_name} must be between 0 and 1, got {globals()[_name]}")
+
 # --- Transitivity instrument: LLM choices ----------------------------------------------------------------
 # Answers sampled per prompt for a model without log-probabilities (choice frequencies instead).
 TRANSITIVITY_SAMPLES = env.int("TRANSITIVITY_SAMPLES", default=20)

@@ -22,6 +22,7 @@ from instruments.base import (
     Instrument,
     PlanError,
     PlanOption,
+    Presented,
     RunContext,
     Stop,
     StoredTrial,
@@ -220,6 +221,14 @@ class Transitivity(Instrument):
 
         codes = alternatives()
         return subject_results(alternatives=codes, vectors=choice_vectors(codes, context.plan, trials), eps=DEFAULT_EPS)
+
+    def presented(self, context: RunContext, trial: StoredTrial) -> Presented:
+        """Situation 1 is the one shown first, in either order; the label mass is read for log-probability answers
+        only (with sampling, the share of samples naming a label is no probability mass)."""
+        answer = trial.answer or {}
+        first = answer.get("situation_1_worse")
+        mass = answer.get("retained_mass") if context.plan.get("method") == "logprobs" else None
+        return Presented(first_shown=first, label_mass=mass)
 
     def publishable(self, context: RunContext, trials: Sequence[StoredTrial]) -> str | None:
         if not any(trial.done for trial in trials):

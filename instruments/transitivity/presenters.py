@@ -27,7 +27,9 @@ def choice_set_label(block: int, order: str) -> str:
     return f"block {block}, {ORDER_NAMES.get(order, order)}"
 
 
-def _choice_set(vector: Mapping[str, Any], names: list[str], subject: str) -> dict[str, Any]:
+def _choice_set(
+    vector: Mapping[str, Any], names: list[str], subject: str, *, position_driven: bool = False
+) -> dict[str, Any]:
     result = vector["result"]
     triads = result["violating_triads"] if result else []
     index = {name: i for i, name in enumerate(names)}
@@ -35,6 +37,7 @@ def _choice_set(vector: Mapping[str, Any], names: list[str], subject: str) -> di
     return {
         **vector,
         "id": f"{vector['block']}-{vector['order']}",
+        "position_driven": position_driven,
         "order_name": ORDER_NAMES.get(vector["order"], vector["order"]),
         "missing": len(vector["missing_pairs"]),
         "verdicts": verdicts(result),
@@ -51,9 +54,19 @@ def _choice_set(vector: Mapping[str, Any], names: list[str], subject: str) -> di
 
 
 def report_view(results: Mapping[str, Any], *, subject: str) -> dict[str, Any]:
-    """The context of `transitivity/_report_body.html` for one subject's results."""
+    """The context of `transitivity/_report_body.html` for one subject's results.
+
+    A block whose two presentation orders give different Copeland orders (or a ranking in one order only) is
+    position-driven: its single orders' verdicts are marked so, and the report leads with the order effects and the
+    aggregate over both orders (``order_led``).
+    """
     names = list(results["alternatives"])
-    choice_sets = [_choice_set(vector, names, subject) for vector in results["vectors"]]
+    driven = sorted(
+        effect["block"] for effect in results["presentation_order_effects"] if "copeland_order" in effect["changed"]
+    )
+    choice_sets = [
+        _choice_set(vector, names, subject, position_driven=vector["block"] in driven) for vector in results["vectors"]
+    ]
     by_key = {(one["block"], one["order"]): one for one in choice_sets}
     orders = [order for order in ORDERS if any(key[1] == order for key in by_key)]
     blocks = sorted({block for block, _ in by_key})
@@ -81,4 +94,6 @@ def report_view(results: Mapping[str, Any], *, subject: str) -> dict[str, Any]:
             for effect in results["presentation_order_effects"]
         ],
         "counts": counts(results),
+        "position_driven_blocks": driven,
+        "order_led": bool(driven),
     }

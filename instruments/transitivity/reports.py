@@ -84,11 +84,13 @@ CSV_HEADER = ["subject", "block", "order", "wum", "hcm", "grum", "copeland_order
 
 
 def results_csv_rows(results: Mapping[str, Any], *, subject: str) -> list[list[str]]:
-    """One row per vector and one for the aggregate: verdicts, ranking, triads, distance and every P_xy."""
+    """One row per vector and one for the aggregate: verdicts, ranking, triads, distance, every P_xy and the
+    result's answer-quality flags (`diagnostic_flags_text`)."""
     rows = [(str(v["block"]), v["order"], v["p"], v["result"]) for v in results["vectors"]]
     if results["aggregate"] is not None:
         rows.append(("aggregate", "", results["aggregate"]["p"], results["aggregate"]["result"]))
     lines = []
+    flags = diagnostic_flags_text(results)
     for block, order, vector, result in rows:
         verdicts = [""] * 6
         if result is not None:
@@ -98,8 +100,19 @@ def results_csv_rows(results: Mapping[str, Any], *, subject: str) -> list[list[s
                 " ".join("-".join(triad) for triad in result["violating_triads"]),
                 repr(result["grum_distance"]),
             ]
-        lines.append([subject, block, order, *verdicts, *("" if v is None else repr(float(v)) for v in vector)])
+        probabilities = ("" if v is None else repr(float(v)) for v in vector)
+        lines.append([subject, block, order, *verdicts, *probabilities, flags])
     return lines
+
+
+def diagnostic_flags_text(results: Mapping[str, Any]) -> str:
+    """The answer-quality flags of a model's results for the CSV: their codes, "none", or "not checked" for a
+    result stored without diagnostics; "" for results that have none (a respondent's)."""
+    if "diagnostics" not in results:
+        return ""
+    if not results["diagnostics"]:
+        return "not checked"
+    return " ".join(flag["code"] for flag in results["diagnostics"].get("flags") or []) or "none"
 
 
 def results_csv(many: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
@@ -107,7 +120,7 @@ def results_csv(many: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     pair_codes = many[0][1]["pairs"] if many else []
-    writer.writerow(CSV_HEADER + [f"P({x},{y})" for x, y in pair_codes])
+    writer.writerow(CSV_HEADER + [f"P({x},{y})" for x, y in pair_codes] + ["diagnostic_flags"])
     for subject, results in many:
         writer.writerows(results_csv_rows(results, subject=subject))
     return out.getvalue()

@@ -2,7 +2,8 @@
 
 A model's results are its stored `llmruns.models.Result` (written when a run finishes), so a page view never solves
 a linear program; a run that has not finished can be tested on demand (`run_results`, used by `show_results`).
-Every results record has the shape of `reports.subject_results` plus "model" and "run".
+Every results record has the shape of `reports.subject_results` plus "model", "run" and "diagnostics" (the
+answer-quality record of `scoring.diagnostics`, with its flags).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from instruments.transitivity.models import Principle
+from llmruns.diagnostics import run_diagnostics
 from llmruns.models import Result, Run
 from llmruns.results import run_summary
 
@@ -50,6 +52,7 @@ def _results_record(result: Result) -> dict[str, Any]:
         "model": {"slug": result.model.slug, "name": result.model.name},
         "run": run_record(result.run),
         **result.summary,
+        "diagnostics": result.diagnostics,
     }
 
 
@@ -77,4 +80,9 @@ def model_results_get(*, slug: str) -> dict[str, Any] | None:
 
 def run_results(*, run: Run) -> dict[str, Any]:
     """The results of any run (finished or not), tested now from its stored choices."""
-    return {"model": {"slug": run.model.slug, "name": run.model.name}, "run": run_record(run), **run_summary(run=run)}
+    return {
+        "model": {"slug": run.model.slug, "name": run.model.name},
+        "run": run_record(run),
+        **run_summary(run=run),
+        "diagnostics": run_diagnostics(run=run),
+    }

@@ -66,7 +66,11 @@ def models(request: HttpRequest) -> HttpResponse:
     for results in selectors.model_results_list():
         view = report_view(results, subject=results["model"]["name"])
         url = reverse("transitivity:model-report", args=[results["model"]["slug"]])
-        rows.append({**results["model"], "url": url, "counts": view["counts"], "aggregate": view["aggregate"]})
+        # None: no answer-quality diagnostics (published before the checks existed, not yet re-scored).
+        flags = results["diagnostics"].get("flags", []) if results.get("diagnostics") else None
+        rows.append(
+            {**results["model"], "url": url, "counts": view["counts"], "aggregate": view["aggregate"], "flags": flags}
+        )
     choice_sets = _design()["choice_sets"]
     chart = counts_chart(rows=[(row["name"], row["counts"], choice_sets) for row in rows])
     return render(
@@ -95,6 +99,7 @@ def model_report(request: HttpRequest, slug: str) -> HttpResponse:
             "subject": results["model"]["name"],
             "description": f"Run {run['id']} ({state}); choice probabilities from {METHOD_NAMES[run['method']]}.",
             "view": report_view(results, subject=results["model"]["name"]),
+            "diagnostics": results.get("diagnostics") or {},
             "csv_url": reverse("transitivity:model-report-csv", args=[slug]),
             "json_url": reverse("transitivity:model-report-json", args=[slug]),
         },

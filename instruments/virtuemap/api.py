@@ -245,6 +245,33 @@ class _StatsSerializer(serializers.Serializer):
         return {name: stats.get(name) for name in self.fields}
 
 
+@extend_schema_serializer(component_name="DiagnosticFlag")
+class _DiagnosticFlagSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="position, label_mass or refusals.")
+    reason = serializers.CharField(help_text="What is wrong, in plain words, with the statistic behind it.")
+
+
+@extend_schema_serializer(component_name="Diagnostics")
+class DiagnosticsOutputSerializer(serializers.Serializer):
+    """A result's answer-quality diagnostics (`scoring.diagnostics`): see docs/diagnostics.md."""
+
+    available = serializers.BooleanField(help_text="False for a result with no stored answers (entered in admin).")
+    flags = _DiagnosticFlagSerializer(many=True, help_text="Empty when the answers passed every check.")
+    answers = serializers.JSONField(allow_null=True, help_text="Counts and shares of answer statuses and re-asks.")
+    position = serializers.JSONField(
+        allow_null=True, help_text="Position following beside its chance level, with exact binomial tests."
+    )
+    label_mass = serializers.JSONField(allow_null=True, help_text="Label mass of log-probability answers.")
+    thresholds = serializers.JSONField(allow_null=True, help_text="The thresholds the flags were set with.")
+
+    def to_representation(self, record: dict[str, Any] | None) -> dict[str, Any]:
+        record = record or {}
+        fields = ("answers", "position", "label_mass", "thresholds")
+        return {"available": bool(record), "flags": list(record.get("flags") or [])} | {
+            name: record.get(name) for name in fields
+        }
+
+
 @extend_schema_serializer(component_name="ModelProfile")
 class ModelProfileOutputSerializer(serializers.Serializer):
     """A published profile; field names follow the original VirtueMap run-suite's output."""
@@ -275,6 +302,9 @@ class ModelProfileOutputSerializer(serializers.Serializer):
     stale = serializers.SerializerMethodField(
         help_text="True when a key was retained after the profile was scored: its scores are out of date until it is "
         "re-scored from its stored answers."
+    )
+    diagnostics = DiagnosticsOutputSerializer(
+        help_text="Answer-quality diagnostics: a flagged profile may measure the presentation order, not the model."
     )
     scored_with_keys = serializers.SerializerMethodField(
         help_text="Ids of the retained keys the scores were computed with (empty for profiles entered in admin)."

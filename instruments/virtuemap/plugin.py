@@ -25,6 +25,7 @@ from instruments.base import (
     Instrument,
     PlanError,
     PlanOption,
+    Presented,
     RunContext,
     Stop,
     StoredTrial,
@@ -206,9 +207,24 @@ class VirtueMap(Instrument):
     # --- results -------------------------------------------------------------------------------------------------
 
     def publishable(self, context: RunContext, trials: Sequence[StoredTrial]) -> str | None:
-        if not self._profile(run_items(trials)).runs:
-            return "it has no valid full run"
+        """Refused below the plan's minimum of valid full runs (the option's default for imported records, which
+        have no plan): a profile of fewer runs than the plan asked for is not the evidence it claims to be."""
+        profile = self._profile(run_items(trials))
+        minimum = int(context.plan.get("min_runs") or _option_default("min_runs"))
+        if profile.runs < minimum:
+            return (
+                f"it has {profile.runs} valid full run(s) of {profile.attempted_runs} attempted, fewer than its plan's "
+                f"minimum of {minimum} (--min-runs); resume it with a higher --max-runs, or start a new run"
+            )
         return None
+
+    def presented(self, context: RunContext, trial: StoredTrial) -> Presented:
+        """The ranking in display positions: label i of ``display_to_option`` was the i-th response shown."""
+        shown = list(trial.display.get("display_to_option") or {})
+        labels = (trial.answer or {}).get("display_ranking") if trial.answer_status == AnswerStatus.VALID else None
+        if not labels or sorted(labels) != sorted(shown):
+            return Presented()
+        return Presented(ranking=tuple(shown.index(label) + 1 for label in labels))
 
     def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
         profile = self._profile(run_items(trials))
@@ -257,6 +273,10 @@ def _stopping_decision(profile: SuiteProfile, attempted_runs: int, plan: Mapping
         ci_threshold=plan["ci_threshold"],
         consistency_threshold=plan["consistency_threshold"],
     )
+
+
+def _option_default(name: str) -> Any:
+    return next(option.default for option in VirtueMap.plan_options if option.name == name)
 
 
 def _complete(items: RunItems, dilemmas: Sequence[str]) -> bool:

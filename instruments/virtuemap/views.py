@@ -307,6 +307,7 @@ def gallery(request: HttpRequest) -> HttpResponse:
             "max_ci_half_width": summary.get("max_ci_half_width"),
             "source_display": result.get_source_display(),
             "stale": result_is_stale(result, current=current),
+            "diagnostics": result.diagnostics,
         }
         stats = summary.get("profile_stats") or {}
         cards.append(

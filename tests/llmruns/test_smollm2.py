@@ -22,7 +22,7 @@ from benchmarks.serving import free_port
 from instruments.base import AnswerStatus
 from llmruns.backends import BackendConfig, backend_for
 from llmruns.backends.local import smollm2_gguf_path
-from llmruns.engine import run_execute
+from llmruns.engine import run_execute, run_start
 from llmruns.models import Attempt, LLMModel, Result, Run, Trial
 from llmruns.results import result_publish
 from tests.llmruns.runs import suite_start
@@ -191,3 +191,25 @@ def test_prose_answers_of_the_embedded_model_are_parsed_or_asked_again_and_all_r
     assert all(trial.valid or trial.attempt_count == 2 for trial in trials)
     statuses = set(Attempt.objects.filter(trial__run=run).values_list("status", flat=True))
     assert statuses <= {status.value for status in AnswerStatus} - {"provider_error"}
+
+
+def test_the_embedded_models_results_are_flagged_as_position_driven_on_its_pages(
+    client, instrument, transitivity_instrument, registered_smollm2
+):
+    # docs/diagnostics.md: the model echoes the display order in VirtueMap and picks situation 1 in both orders of
+    # the transitivity test, so both results must carry the position flag, visibly, where people read them.
+    suite = run_execute(run_id=suite_start(registered_smollm2, min_runs=1, max_runs=1, seed=1).pk)
+    profile = result_publish(run=suite)
+    choices = run_start(
+        instrument="transitivity", model=registered_smollm2, plan={"blocks": ["1"]}, seed=1, enqueue=False
+    )
+    run_execute(run_id=choices.pk)
+    verdicts = Result.objects.get(model=registered_smollm2, instrument="transitivity")
+
+    assert "position" in [flag["code"] for flag in profile.diagnostics["flags"]]
+    assert {"position", "label_mass"} <= {flag["code"] for flag in verdicts.diagnostics["flags"]}
+    gallery = client.get("/models/").content.decode()
+    report = client.get("/transitivity/models/smollm2-135m/").content.decode()
+    for page in (gallery, report):
+        assert "Warning: this result may not measure the model." in page
+        assert "Answers follow the order the options were shown in" in page

@@ -11,7 +11,8 @@ from llmruns.results import results_stale_rescore
 class Command(BaseCommand):
     help = (
         "Re-score every published result whose dependencies changed (e.g. a newly retained VirtueMap key) from its "
-        "run's stored answers. No language model is asked."
+        "run's stored answers, and every one published before results carried answer-quality diagnostics. No language "
+        "model is asked."
     )
 
     def add_arguments(self, parser):

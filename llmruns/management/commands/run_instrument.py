@@ -8,7 +8,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from instruments import registry
-from llmruns.cli import model_or_error, run_in_foreground, run_line
+from llmruns.cli import diagnostics_write, model_or_error, run_in_foreground, run_line
+from llmruns.diagnostics import run_diagnostics
 from llmruns.engine import run_start
 from llmruns.results import run_summary
 from virtuemap_site.errors import ApplicationError
@@ -69,4 +70,5 @@ class Command(BaseCommand):
             return
         run = run_in_foreground(run, stream=self.stderr._out)
         self.stdout.write(run_line(run))
+        diagnostics_write(self, run_diagnostics(run=run))
         self.stdout.write(json.dumps(run_summary(run=run), indent=1))

@@ -7,12 +7,16 @@ import json
 from django.core.management.base import BaseCommand
 
 from instruments import registry
-from llmruns.cli import run_line, run_or_error
+from llmruns.cli import diagnostics_write, run_line, run_or_error
+from llmruns.diagnostics import run_diagnostics
 from llmruns.results import run_summary
 
 
 class Command(BaseCommand):
-    help = "Print the results of a run (of any instrument), computed from its stored answers, as JSON or a table."
+    help = (
+        "Print the results of a run (of any instrument) and their answer-quality diagnostics, computed from its stored "
+        "answers, as JSON or a table."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("run", type=int, help="Run id (printed by run_instrument).")
@@ -22,6 +26,7 @@ class Command(BaseCommand):
         run = run_or_error(options["run"])
         plugin = registry.instrument(run.instrument)
         summary = run_summary(run=run)
+        diagnostics = run_diagnostics(run=run)
         if options["format"] == "json":
             record = {
                 "instrument": run.instrument,
@@ -39,9 +44,12 @@ class Command(BaseCommand):
                     "cost": run.cost_total,
                 },
                 **summary,
+                "diagnostics": diagnostics,
             }
             self.stdout.write(json.dumps(record, indent=1))
             return
         self.stdout.write(f"{run_line(run)}\nModel {run.model} · {plugin.identity.name} {run.instrument_version}")
+        # The flags lead, so that a result driven by the presentation is not read as a measurement.
+        diagnostics_write(self, diagnostics)
         for line in plugin.summary_lines(summary):
             self.stdout.write(line)

@@ -131,8 +131,10 @@ def test_a_finished_run_stores_its_results_so_pages_never_solve_a_linear_program
 
     result = Result.objects.get(model=choice_model, instrument="transitivity")
     assert result.run == run and result.source == Result.Source.RUN
-    tested_now = {key: value for key, value in run_results(run=run).items() if key not in ("model", "run")}
+    now = run_results(run=run)
+    tested_now = {key: value for key, value in now.items() if key not in ("model", "run", "diagnostics")}
     assert result.summary == json.loads(json.dumps(tested_now))
+    assert result.diagnostics == json.loads(json.dumps(now["diagnostics"]))
     assert [vector["result"]["wum"] for vector in result.summary["vectors"]] == [True, True]
 
 

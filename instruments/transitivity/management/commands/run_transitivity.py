@@ -7,7 +7,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from instruments.transitivity.selectors import run_results
-from llmruns.cli import model_or_error, run_in_foreground, run_line, run_or_error
+from llmruns.cli import diagnostics_write, model_or_error, run_in_foreground, run_line, run_or_error
+from llmruns.diagnostics import run_diagnostics
 from llmruns.engine import run_resume, run_start
 from llmruns.models import Run
 from virtuemap_site.errors import ApplicationError
@@ -44,6 +45,7 @@ class Command(BaseCommand):
         )
         run = run_in_foreground(run, stream=self.stderr._out, unit="prompt")
         self.stdout.write(run_line(run))
+        diagnostics_write(self, run_diagnostics(run=run))
         self.stdout.write(json.dumps(run_results(run=run), indent=1))
 
     def _started(self, options) -> Run:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from llmruns.cli import run_or_error
+from llmruns.cli import diagnostics_write, run_or_error
 from llmruns.results import result_publish
 from virtuemap_site.errors import ApplicationError
 
@@ -22,3 +22,4 @@ class Command(BaseCommand):
         runs = result.summary.get("runs")
         detail = f": {runs} valid full runs" if runs is not None else ""
         self.stdout.write(self.style.SUCCESS(f"Published {result.model} ({result.instrument}){detail}."))
+        diagnostics_write(self, result.diagnostics)

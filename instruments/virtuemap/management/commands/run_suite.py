@@ -7,7 +7,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from instruments.virtuemap.selectors import run_profile
-from llmruns.cli import model_or_error, run_in_foreground, run_line
+from llmruns.cli import diagnostics_write, model_or_error, run_in_foreground, run_line
+from llmruns.diagnostics import run_diagnostics
 from llmruns.engine import run_start
 from llmruns.models import Run
 from virtuemap_site.errors import ApplicationError
@@ -54,6 +55,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Suite {run.pk} of {model}, seed {run.seed}, {plan['min_runs']}–{plan['max_runs']} runs.")
         run = run_in_foreground(run, stream=self.stderr._out, unit="item", postfix=_postfix)
         self.stdout.write(run_line(run))
+        diagnostics_write(self, run_diagnostics(run=run))
         record = {"name": run.model.name, "slug": run.model.slug, **run_profile(run=run).record()}
         record["failure_counts"] = (run.progress or {}).get("failure_counts", {})
         self.stdout.write(json.dumps(record, indent=1))

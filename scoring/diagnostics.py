@@ -1,0 +1,264 @@
+"""Answer-quality diagnostics of a run, for any instrument: position following, label mass and unusable answers.
+
+Pure functions, no Django. A model that answers by where an option was shown rather than by what it says produces
+numbers that measure the presentation, not the model. These statistics say how far a set of answers follows the
+presentation, set beside the chance level of an answerer that ignores it, and which flags a result carries.
+
+Inputs are plain data: a ranking is the sequence of display positions (1 = shown first) in the order the answer
+ranks them; a choice is the probability that the first-shown option was chosen (1 or 0 for a discrete choice).
+Every share comes with the count it is made of, so a reader can redo the arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scipy import stats as scipy_stats
+
+# The flags' defaults (the platform's settings may change them).
+DEFAULT_ALPHA = 0.01
+DEFAULT_LABEL_MASS_MIN = 0.9
+DEFAULT_FAILURE_SHARE_MAX = 0.10
+# The answer statuses whose shares are reported (the vocabulary of `instruments.base.AnswerStatus`).
+REPORTED_STATUSES = ("valid", "refusal", "unparseable", "off_scale", "truncated", "missing")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a result is flagged: position following significant at ``alpha`` (one-sided), mean label mass below
+    ``label_mass_min``, or a refused + unparseable share above ``failure_share_max``."""
+
+    alpha: float = DEFAULT_ALPHA
+    label_mass_min: float = DEFAULT_LABEL_MASS_MIN
+    failure_share_max: float = DEFAULT_FAILURE_SHARE_MAX
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+        if not 0.0 <= self.label_mass_min <= 1.0 or not 0.0 <= self.failure_share_max <= 1.0:
+            raise ValueError("label_mass_min and failure_share_max must be in [0, 1]")
+
+
+def binomial_share(successes: int, n: int, chance: float, *, confidence: float = 0.95) -> dict[str, Any]:
+    """A share of ``successes`` among ``n`` beside its ``chance`` level, with an exact interval and a one-sided test.
+
+    FORMULA: share = k / n; the interval is Clopper–Pearson's exact ``confidence`` interval (Beta quantiles
+    B(α/2; k, n−k+1) and B(1−α/2; k+1, n−k)); p_value = P(X ≥ k) for X ~ Binomial(n, chance), the one-sided exact
+    binomial test of "more often than chance". With n = 0 every number is None.
+    """
+    if not 0 <= successes <= n:
+        raise ValueError(f"need 0 ≤ successes ≤ n, got {successes} of {n}")
+    if not 0.0 < chance < 1.0:
+        raise ValueError(f"chance must be in (0, 1), got {chance}")
+    record: dict[str, Any] = {"count": successes, "n": n, "share": None, "chance": chance}
+    if n == 0:
+        return record | {"ci_low": None, "ci_high": None, "p_value": None}
+    test = scipy_stats.binomtest(successes, n, chance, alternative="greater")
+    interval = scipy_stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method="exact")
+    return record | {
+        "share": successes / n,
+        "ci_low": float(interval.low),
+        "ci_high": float(interval.high),
+        "p_value": float(test.pvalue),
+    }
+
+
+def display_order_tau(positions: Sequence[int]) -> float:
+    """Kendall's τ between a ranking and the display order, in [−1, 1] (1: ranked exactly as shown).
+
+    FORMULA: ``positions`` lists display positions in ranked order; a pair of options is concordant when the one
+    ranked higher was also shown earlier. τ = 1 − 4·inversions / (k(k−1)), inversions = pairs i < j with
+    positions[i] > positions[j].
+    """
+    k = len(positions)
+    if k < 2 or sorted(positions) != list(range(1, k + 1)):
+        raise ValueError(f"a ranking of k ≥ 2 display positions 1…k is needed, got {list(positions)}")
+    inversions = sum(1 for i in range(k) for j in range(i + 1, k) if positions[i] > positions[j])
+    return 1.0 - 4.0 * inversions / (k * (k - 1))
+
+
+def ranking_position_following(rankings: Sequence[Sequence[int]]) -> dict[str, Any] | None:
+    """How far rankings follow the display order; None when there is none.
+
+    - ``display_order``: rankings equal to the display order (1, 2, …, k), chance 1/k!;
+    - ``first_shown_first``: rankings that put the first-shown option first, chance 1/k;
+    - ``mean_tau``: the mean Kendall τ with the display order (chance 0).
+    An answerer that ignores the presentation, shown a uniformly random permutation, meets each chance level.
+    """
+    if not rankings:
+        return None
+    sizes = {len(ranking) for ranking in rankings}
+    if len(sizes) != 1:
+        raise ValueError(f"rankings of different lengths: {sorted(sizes)}")
+    k = sizes.pop()
+    taus = [display_order_tau(ranking) for ranking in rankings]
+    identity = tuple(range(1, k + 1))
+    n = len(rankings)
+    return {
+        "kind": "ranking",
+        "options": k,
+        "display_order": binomial_share(sum(tuple(r) == identity for r in rankings), n, 1.0 / math.factorial(k)),
+        "first_shown_first": binomial_share(sum(r[0] == 1 for r in rankings), n, 1.0 / k),
+        "mean_tau": sum(taus) / n,
+    }
+
+
+def choice_position_following(first_shown: Sequence[float]) -> dict[str, Any] | None:
+    """How often choices went to the option shown first; None when there is none.
+
+    ``first_shown`` holds, per answer, the probability that the first-shown option was chosen (0 or 1 for a discrete
+    choice). An answer chooses the first-shown option when that probability is above ½ and the other when below;
+    exactly ½ chooses neither and is left out of the count. Chance is ½ when the answers cover both orders.
+    ``mean_probability`` is the mean probability itself.
+    """
+    if not first_shown:
+        return None
+    if any(not 0.0 <= p <= 1.0 for p in first_shown):
+        raise ValueError("probabilities of choosing the first-shown option must be in [0, 1]")
+    decided = [p for p in first_shown if p != 0.5]
+    return {
+        "kind": "choice",
+        "first_shown": binomial_share(sum(p > 0.5 for p in decided), len(decided), 0.5),
+        "ties": len(first_shown) - len(decided),
+        "mean_probability": sum(first_shown) / len(first_shown),
+    }
+
+
+def label_mass_stats(masses: Sequence[float], *, below: float = DEFAULT_LABEL_MASS_MIN) -> dict[str, Any] | None:
+    """The label mass of log-probability answers: the share of the first token's probability on the labels.
+
+    FORMULA: mean and minimum of the masses, and the share of answers whose mass is below ``below``. None when no
+    answer has one (e.g. answers read from text, or from samples).
+    """
+    if not masses:
+        return None
+    return {
+        "n": len(masses),
+        "mean": sum(masses) / len(masses),
+        "min": min(masses),
+        "below": below,
+        "share_below": sum(mass < below for mass in masses) / len(masses),
+    }
+
+
+def answer_status_shares(statuses: Sequence[str], *, reasked: int = 0) -> dict[str, Any]:
+    """Counts and shares of the answers' final statuses, and of answers that needed a re-ask.
+
+    FORMULA: share(status) = count(status) / n over the stored answers; ``refused_or_unparseable`` is the share of
+    refusals plus unparseable answers; ``reasked`` the share of answers asked more than once.
+    """
+    n = len(statuses)
+    counts = {status: sum(1 for s in statuses if s == status) for status in REPORTED_STATUSES}
+    other = n - sum(counts.values())
+    if other:
+        counts["other"] = other
+    if not 0 <= reasked <= n:
+        raise ValueError(f"re-asked answers must be between 0 and {n}, got {reasked}")
+    share = (lambda count: count / n) if n else (lambda count: None)
+    return {
+        "n": n,
+        "counts": counts,
+        "shares": {status: share(count) for status, count in counts.items()},
+        "refused_or_unparseable": share(counts["refusal"] + counts["unparseable"]),
+        "reasked": {"count": reasked, "share": share(reasked)},
+    }
+
+
+def diagnostics_flags(record: Mapping[str, Any], thresholds: Thresholds) -> list[dict[str, str]]:
+    """The flags a diagnostics record carries, each {"code", "reason"} with the statistic in plain words.
+
+    - ``position``: a one-sided binomial test of position following has p < α (rankings: equal to the display
+      order, or first-shown ranked first; choices: first-shown option chosen);
+    - ``label_mass``: the mean label mass is below the minimum;
+    - ``refusals``: refused + unparseable answers are more than the maximum share.
+    """
+    flags = []
+    position = record.get("position")
+    if position is not None:
+        tests = (
+            [
+                ("display_order", "rankings equal to the display order"),
+                ("first_shown_first", "rankings that put the first-shown option first"),
+            ]
+            if position["kind"] == "ranking"
+            else [("first_shown", "choices of the first-shown option")]
+        )
+        for name, words in tests:
+            share = position[name]
+            if share["p_value"] is not None and share["p_value"] < thresholds.alpha:
+                flags.append(
+                    {
+                        "code": "position",
+                        "reason": (
+                            f"Answers follow the order the options were shown in, not their content: {share['count']} "
+                            f"of {share['n']} {words} ({_percent(share['share'])}, chance {_percent(share['chance'])}"
+                            f"; one-sided binomial test p = {share['p_value']:.2g} < α = {thresholds.alpha:g})."
+                        ),
+                    }
+                )
+                break
+    mass = record.get("label_mass")
+    if mass is not None and mass["mean"] < thresholds.label_mass_min:
+        flags.append(
+            {
+                "code": "label_mass",
+                "reason": (
+                    f"The answer labels carry on average only {_percent(mass['mean'])} of the first token's "
+                    f"probability (minimum {_percent(mass['min'])}; {_percent(mass['share_below'])} of answers below "
+                    f"{_percent(thresholds.label_mass_min)}), where the method assumes nearly all of it."
+                ),
+            }
+        )
+    answers = record.get("answers") or {}
+    failed = answers.get("refused_or_unparseable")
+    if failed is not None and failed > thresholds.failure_share_max:
+        counts = answers["counts"]
+        flags.append(
+            {
+                "code": "refusals",
+                "reason": (
+                    f"{counts['refusal'] + counts['unparseable']} of {answers['n']} answers were refused or "
+                    f"unparseable ({_percent(failed)}, more than {_percent(thresholds.failure_share_max)})."
+                ),
+            }
+        )
+    return flags
+
+
+def answer_diagnostics(
+    *,
+    statuses: Sequence[str],
+    reasked: int = 0,
+    rankings: Sequence[Sequence[int]] = (),
+    first_shown: Sequence[float] = (),
+    label_masses: Iterable[float] = (),
+    thresholds: Thresholds = Thresholds(),
+) -> dict[str, Any]:
+    """The whole diagnostics record of a set of answers, JSON-ready, with its flags.
+
+    {"answers": `answer_status_shares`, "position": `ranking_position_following` or `choice_position_following`
+    (rankings win when an instrument gives both) or None, "label_mass": `label_mass_stats` or None,
+    "thresholds": {...}, "flags": `diagnostics_flags`}.
+    """
+    position = ranking_position_following(rankings) if rankings else choice_position_following(first_shown)
+    record: dict[str, Any] = {
+        "answers": answer_status_shares(statuses, reasked=reasked),
+        "position": position,
+        "label_mass": label_mass_stats(list(label_masses), below=thresholds.label_mass_min),
+        "thresholds": {
+            "alpha": thresholds.alpha,
+            "label_mass_min": thresholds.label_mass_min,
+            "failure_share_max": thresholds.failure_share_max,
+        },
+    }
+    record["flags"] = diagnostics_flags(record, thresholds)
+    return record
+
+
+def _percent(share: float | None) -> str:
+    if share is None:
+        return "n/a"
+    return f"{100 * share:.1f} %" if share >= 0.001 or share == 0 else f"{100 * share:.2g} %"
