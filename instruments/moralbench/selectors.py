@@ -88,3 +88,29 @@ def model_results_list(*, slugs: list[str] | None = None) -> list[dict[str, Any]
 def model_results_get(*, slug: str) -> dict[str, Any] | None:
     result = stored_results().filter(model__slug=slug).first()
     return results_record(result) if result is not None else None
+
+
+def answer_set_score(*, answers: Any) -> dict[str, Any]:
+    """Score an answer set {"MFQ_30/authority_1": "A", …} (any subset of the items): per set the foundation scores,
+    total and maxima over the answered items. Raises ApplicationError listing every bad entry, naming its item."""
+    from virtuemap_site.errors import ApplicationError
+
+    if not isinstance(answers, dict) or not answers:
+        raise ApplicationError('answers must be an object of at least one item id → "A" or "B"')
+    items = scorer_items()
+    known = {item.key for item in items}
+    errors = []
+    for key, letter in answers.items():
+        if key not in known:
+            errors.append({"item": key, "problem": "unknown_item", "message": f"{key}: no such item"})
+        elif not isinstance(letter, str):
+            errors.append(
+                {"item": key, "problem": "wrong_type", "message": f'{key}: the answer must be "A" or "B", text'}
+            )
+        elif letter not in scorer.LETTERS:
+            errors.append({"item": key, "problem": "bad_letter", "message": f"{key}: {letter!r} is not A or B"})
+    if errors:
+        shown = "; ".join(error["message"] for error in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise ApplicationError(shown + more, {"errors": errors})
+    return {"instrument": INSTRUMENT, "sets": scorer.letters_score(items, answers)}
