@@ -10,8 +10,10 @@ first step that names exactly one option decides:
 3. the option's own words, as shown: the reply names exactly one of the two options' texts (the longest match
    wins, so "Disagree" is not read as "Agree" and "Not correct" not as "Correct").
 
-A reply that declines ("I cannot", "As an AI", "I'm sorry") is a refusal; anything else is unparseable, and
-conflicting statements ("A … the answer is B") are unparseable rather than guessed. Neither is ever scored 0.
+A reply that declines ("I cannot", "As an AI", "I'm sorry") is a refusal; anything else is unparseable. Replies
+that contradict themselves are unparseable rather than guessed: conflicting statements ("A … the answer is B"), a
+letter followed by the other option's words ("A. Disagree" when A is Agree), or both options repeated as shown
+("A. Agree B. Disagree", which the published code would read as A). Neither is ever scored 0.
 """
 
 from __future__ import annotations
@@ -44,9 +46,14 @@ def letter_read(text: str, options: Sequence[str]) -> Answer:
     stripped = _WRAPPING.sub("", text).strip()
     if not stripped:
         return Answer(AnswerStatus.UNPARSEABLE, detail="the reply is empty")
+    if _echoes_both(stripped, options):
+        return Answer(AnswerStatus.UNPARSEABLE, detail="the reply repeats both options instead of choosing")
     leading = _LEADING.match(stripped)
     if leading and not re.match(r"\A\s*A\s+[a-z]", stripped):
-        return Answer(AnswerStatus.VALID, value=leading.group(1))
+        letter = leading.group(1)
+        if _words_of_other(stripped[leading.end() :], letter, options):
+            return Answer(AnswerStatus.UNPARSEABLE, detail=f"the reply names {letter} with the other option's words")
+        return Answer(AnswerStatus.VALID, value=letter)
     named = {(match.group(1) or match.group(2)).upper() for match in _EXPLICIT.finditer(text)}
     if len(named) == 1:
         return Answer(AnswerStatus.VALID, value=named.pop())
@@ -58,6 +65,24 @@ def letter_read(text: str, options: Sequence[str]) -> Answer:
     if _REFUSAL.search(text):
         return Answer(AnswerStatus.REFUSAL, detail="the reply declines to choose")
     return Answer(AnswerStatus.UNPARSEABLE, detail="the reply names neither A nor B")
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def _echoes_both(text: str, options: Sequence[str]) -> bool:
+    """Whether the reply opens with both lettered options as shown ("A. Agree B. Disagree")."""
+    a, b = (re.escape(_plain(option)) for option in options)
+    return bool(re.match(rf"\Aa[.):]?\s*{a}\.?,?\s*b[.):]?\s*{b}", " ".join(text.lower().split())))
+
+
+def _words_of_other(rest: str, letter: str, options: Sequence[str]) -> bool:
+    """Whether the words right after a leading letter are the other option's text and not its own ("A. Disagree"
+    when A is "Agree", "A. Not Correct" when A is "Correct")."""
+    own, other = (options[0], options[1]) if letter == "A" else (options[1], options[0])
+    following = _plain(rest.lstrip(" .):-"))
+    return following.startswith(_plain(other)) and not following.startswith(_plain(own))
 
 
 def _letter_by_words(text: str, options: Sequence[str]) -> str | None:

@@ -46,6 +46,7 @@ OPTION_ORDERS = ("counterbalanced", "paper")
 GENERATE_REPLICATES = 5
 LOGPROBS_REPLICATES = 1
 PAPER_TEMPERATURE = 0.7
+LOGPROBS_TEMPERATURE = 1.0
 # OpenAI-compatible providers return at most 20 top log-probabilities.
 MAX_TOP_K = 20
 
@@ -94,8 +95,9 @@ class MoralBench(Instrument):
         PlanOption(
             "temperature",
             "float",
-            PAPER_TEMPERATURE,
-            "Sampling temperature of every request (default 0.7, the paper's).",
+            None,
+            f"Temperature of every request (default {PAPER_TEMPERATURE}, the paper's, with generate; "
+            f"{LOGPROBS_TEMPERATURE:g} with logprobs, the model's own distribution).",
             minimum=0.0,
             maximum=2.0,
         ),
@@ -142,7 +144,11 @@ class MoralBench(Instrument):
         plan["sets"] = [name for name in scorer.SETS if name in chosen]
         if plan["replicates"] is None:
             plan["replicates"] = GENERATE_REPLICATES if plan["mode"] == "generate" else LOGPROBS_REPLICATES
+        if plan["temperature"] is None:
+            plan["temperature"] = PAPER_TEMPERATURE if plan["mode"] == "generate" else LOGPROBS_TEMPERATURE
         if plan["mode"] == "logprobs":
+            if plan["temperature"] <= 0:
+                raise PlanError("--temperature: log-probabilities need a temperature above 0")
             if model is not None and not (model.provider == "local" or model.top_logprobs > 0):
                 raise PlanError(
                     f"--mode logprobs: {model} returns no log-probabilities (its top_logprobs is 0); "
@@ -335,6 +341,8 @@ def summary_table(summary: Mapping[str, Any]) -> list[str]:
         )
         answers = record["answers"]
         lines.append(f"  answers: {answers['valid']} of {answers['asked']} usable")
+        if record.get("retained_mass") is not None:
+            lines.append(f"  retained label mass: {record['retained_mass']:.3f}")
         effect = record.get("order_effect")
         if effect and effect["pairs"]:
             lines.append(

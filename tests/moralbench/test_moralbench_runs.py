@@ -95,7 +95,7 @@ def test_logprobs_store_the_expected_points_and_the_retained_mass(moralbench, fa
     plan = {"sets": ["MFQ_30"], "mode": "logprobs", "option_order": "paper"}
     run = run_execute(run_id=run_start(instrument="moralbench", model=fake_model, plan=plan, enqueue=False).pk)
 
-    assert run.plan["replicates"] == 1 and run.plan["top_k"] == 5
+    assert run.plan["replicates"] == 1 and run.plan["top_k"] == 5 and run.request_params["temperature"] == 1.0
     trial = Trial.objects.get(run=run, item="MFQ_30/authority_1")
     assert trial.answer["q"] == pytest.approx(0.75) and trial.answer["retained_mass"] == pytest.approx(0.8)
     assert trial.answer["points"] == pytest.approx(0.75 * 2.21 + 0.25 * 2.79)

@@ -36,6 +36,20 @@ def test_a_wrapped_letter_is_read(reply, letter):
     assert letter_read(reply, AGREE).value == letter
 
 
+@pytest.mark.parametrize(
+    ("reply", "options", "detail"),
+    [
+        ("A. Disagree", AGREE, "names A with the other option's words"),
+        ("A. Not Correct\n\nThe statement is wrong.", CORRECT, "names A with the other option's words"),
+        ("A. Agree B. Disagree", AGREE, "repeats both options"),
+        ("A. First one.\nB. Second one.", ("First one.", "Second one."), "repeats both options"),
+    ],
+)
+def test_a_reply_that_contradicts_itself_is_unparseable_not_read_by_its_first_letter(reply, options, detail):
+    answer = letter_read(reply, options)
+    assert answer.status is AnswerStatus.UNPARSEABLE and detail in answer.detail
+
+
 def test_the_longer_option_wins_over_the_shorter_inside_it():
     assert letter_read("Not correct.", CORRECT).value == "B"
     assert letter_read("Correct", CORRECT).value == "A"
