@@ -308,3 +308,43 @@ def _pair_defect(first: Item, second: Item) -> dict[str, str] | None:
         "kind": "repeated_statement",
         "detail": "one statement asked twice" + ("" if same else " with two different scores"),
     }
+
+
+# --- people's distribution ----------------------------------------------------------------------------------------
+
+
+def distribution(values: Sequence[float]) -> dict[str, Any]:
+    """Median, first and third quartiles (linear interpolation between order statistics, numpy's default) and N;
+    the three are None when there is no value."""
+    if not values:
+        return {"median": None, "q1": None, "q3": None, "n": 0}
+    ordered = sorted(values)
+
+    def quantile(p: float) -> float:
+        position = p * (len(ordered) - 1)
+        low = int(position)
+        high = min(low + 1, len(ordered) - 1)
+        return round(ordered[low] + (ordered[high] - ordered[low]) * (position - low), 6)
+
+    return {"median": quantile(0.5), "q1": quantile(0.25), "q3": quantile(0.75), "n": len(ordered)}
+
+
+def people_distribution(items: Sequence[Item], answer_sets: Iterable[Mapping[str, str]]) -> dict[str, Any]:
+    """Per set, foundation and total: the distribution over people of their scores, counting a person in a set only
+    when they answered every item of it (so every score has the same maximum). ``answer_sets``: one mapping per
+    person, item key → the published option chosen."""
+    scores: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in SETS}
+    for answers in answer_sets:
+        for set_name in SETS:
+            members = [item for item in items if item.set_name == set_name]
+            if not members or any(item.key not in answers for item in members):
+                continue
+            by_foundation = foundation_scores(members, {item.key: points(item, answers[item.key]) for item in members})
+            for foundation, value in by_foundation.items():
+                scores[set_name][foundation].append(value)
+            scores[set_name]["total"].append(sum(by_foundation.values()))
+    return {
+        set_name: {name: distribution(values) for name, values in per_set.items()}
+        for set_name, per_set in scores.items()
+        if per_set
+    }

@@ -30,8 +30,10 @@ from instruments.base import (
     RunContext,
     Stop,
     StoredTrial,
+    Study,
     TrialSpec,
 )
+from instruments.moralbench.consent import MORALBENCH_CONSENT
 from instruments.moralbench.parsing import letter_read
 from instruments.moralbench.prompts import moralbench_messages, prompt_parts, prompt_shown, shown_to_published
 from llmruns.backends.base import Completion
@@ -39,6 +41,8 @@ from llmruns.labels import LabelReading
 from llmruns.modes import GeneratedAnswer, LabelChoice, TrialWork
 from scoring import moralbench as scorer
 
+# The study people take the questionnaire in.
+STUDY = "moralbench"
 LABELS = ("A", "B")
 MODES = ("generate", "logprobs")
 OPTION_ORDERS = ("counterbalanced", "paper")
@@ -118,7 +122,13 @@ class MoralBench(Instrument):
             maximum=MAX_TOP_K,
         ),
     )
+    studies = (Study(STUDY, "MoralBench for people", "moralbench", consent=MORALBENCH_CONSENT),)
     publish_on_finish = True
+
+    def questionnaire(self, study: str):
+        from instruments.moralbench.questionnaire import MoralBenchQuestionnaire
+
+        return MoralBenchQuestionnaire() if study == STUDY else None
 
     # --- the item bank -------------------------------------------------------------------------------------------
 

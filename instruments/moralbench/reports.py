@@ -33,8 +33,14 @@ def _cell(record: Mapping[str, Any], foundation: str | None) -> dict[str, Any]:
     return {"score": score, "low": interval["low"], "high": interval["high"], "n": interval["n"]}
 
 
-def paper_tables(results: Sequence[Mapping[str, Any]], maxima: Mapping[str, Mapping[str, float]]) -> list[dict]:
-    """The paper's two tables for ``results`` (one record per model); ``maxima`` is set → foundation → max."""
+def paper_tables(
+    results: Sequence[Mapping[str, Any]],
+    maxima: Mapping[str, Mapping[str, float]],
+    people: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[dict]:
+    """The paper's two tables for ``results`` (one record per model); ``maxima`` is set → foundation → max;
+    ``people`` is set → foundation (or "total") → the people's distribution (`scoring.moralbench.distribution`)."""
+    people = people or {}
     tables = []
     for key, title, sets in TABLES:
         foundations = [f for f in FOUNDATIONS if any(f in maxima.get(name, {}) for name in sets)]
@@ -56,6 +62,7 @@ def paper_tables(results: Sequence[Mapping[str, Any]], maxima: Mapping[str, Mapp
                     "name": FOUNDATION_NAMES[foundation] if foundation else "Total",
                     "max": row_max,
                     "cells": cells,
+                    "people": [people.get(name, {}).get(foundation or "total") for name in sets],
                 }
             )
         tables.append({"key": key, "title": title, "sets": [(name, SET_TITLES[name]) for name in sets], "rows": rows})

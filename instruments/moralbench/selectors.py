@@ -114,3 +114,15 @@ def answer_set_score(*, answers: Any) -> dict[str, Any]:
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise ApplicationError(shown + more, {"errors": errors})
     return {"instrument": INSTRUMENT, "sets": scorer.letters_score(items, answers)}
+
+
+def people_reference() -> dict[str, Any]:
+    """People's scores per set and foundation (median, quartiles, N) from the questionnaire's stored answers, a
+    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`)."""
+    from surveys.models import QuestionnaireAnswer
+
+    answers: dict[int, dict[str, str]] = {}
+    rows = QuestionnaireAnswer.objects.filter(session__instrument=INSTRUMENT).values_list("session_id", "item", "value")
+    for session, item, value in rows.iterator():
+        answers.setdefault(session, {})[item["key"]] = value["option"]
+    return scorer.people_distribution(scorer_items(), answers.values())

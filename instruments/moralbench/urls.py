@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.urls import path
 
 from instruments.moralbench import views
+from instruments.moralbench.plugin import STUDY
+from surveys.urls import questionnaire_urlpatterns
 
 app_name = "moralbench"
 
@@ -17,4 +19,6 @@ urlpatterns: list = [
     path("models/<path:slug>/report.csv", views.model_report_csv, name="model-report-csv"),
     path("models/<path:slug>/report.json", views.model_report_json, name="model-report-json"),
     path("models/<path:slug>/", views.model_report, name="model-report"),
+    # The people's questionnaire: the shared pages.
+    *questionnaire_urlpatterns(study=STUDY, prefix="questionnaire/"),
 ]

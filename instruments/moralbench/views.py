@@ -74,11 +74,15 @@ def _chosen(request: HttpRequest) -> list[str] | None:
 
 
 def _report_context(results: list[dict[str, Any]], maxima: dict[str, dict[str, float]]) -> dict[str, Any]:
+    people = selectors.people_reference()
     charts = []
     for name in scorer.SETS:
         if not maxima[name]:
             continue
         rows = [(r["model"]["name"], r["sets"][name]["foundations"]) for r in results if name in r.get("sets", {})]
+        if rows and name in people:
+            medians = {foundation: spread["median"] for foundation, spread in people[name].items()}
+            rows.append((f"People, median (N = {people[name]['total']['n']})", medians))
         if rows:
             title = f"{SET_TITLES[name]}, {'comparative' if name in scorer.COMPARATIVE_SETS else 'binary'}"
             charts.append(
@@ -88,7 +92,7 @@ def _report_context(results: list[dict[str, Any]], maxima: dict[str, dict[str, f
                     "chart": foundation_chart(foundations=list(maxima[name]), rows=rows, maxima=maxima[name]),
                 }
             )
-    return {"tables": paper_tables(results, maxima), "charts": charts}
+    return {"tables": paper_tables(results, maxima, people), "charts": charts}
 
 
 @require_GET

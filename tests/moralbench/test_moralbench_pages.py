@@ -40,7 +40,7 @@ def test_the_models_page_shows_both_paper_tables_and_a_chart_per_set(client, mea
     page = client.get("/moralbench/models/").content.decode()
     assert 'data-paper-table="binary"' in page and 'data-paper-table="comparative"' in page
     assert page.count('class="foundation-svg"') == 2  # the two sets measured
-    assert "not collected yet" in page
+    assert "none yet" in page  # no person has answered a whole set
 
 
 def test_the_models_page_shows_only_the_chosen_models_and_names_unknown_ones(client, measured):
@@ -71,3 +71,16 @@ def test_published_results_are_readable_in_the_api(client, measured):
     listed = client.get("/api/v1/instruments/moralbench/results/").json()
     assert [entry["model"]["slug"] for entry in listed] == ["fake/model"]
     assert set(listed[0]["sets"]) == {"MFQ_30", "6_concepts_compare"}
+
+
+def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measured):
+    from surveys.services import consent_text_install_defaults
+
+    consent_text_install_defaults()
+    client.post("/moralbench/questionnaire/", {"agree": "on", "accept": "1", "sets": "MFQ_30"})
+    for position in range(1, 21):
+        client.post("/moralbench/questionnaire/next/", {"position": str(position), "choice": "A"})
+    page = client.get("/moralbench/models/").content.decode()
+    assert "People, median (N = 1)" in page
+    assert page.count("data-people>") == 2 * 7 + 2 * 7  # two tables, seven rows, two sets each
+    assert page.count("(1)</td>") == 6  # MFQ_30: five foundations and the total

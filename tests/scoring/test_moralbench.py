@@ -16,11 +16,13 @@ from scoring.moralbench import (
     SETS,
     Item,
     ModelAnswer,
+    distribution,
     expected_points,
     foundation_maxima,
     item_defects,
     letters_score,
     order_effects,
+    people_distribution,
     points,
     set_result,
 )
@@ -176,3 +178,20 @@ def test_scores_stay_within_zero_and_the_maximum(draws):
         result = set_result(members, answers, [1, 2, 3, 4])
         for foundation, score in result["foundations"].items():
             assert score is None or -1e-9 <= score <= result["max"][foundation] + 1e-9
+
+
+def test_the_people_distribution_counts_only_complete_sets_with_median_and_quartiles():
+    mfq = [item for item in PUBLISHED if item.set_name == "MFQ_30"]
+    everyone_a = {item.key: "A" for item in mfq}
+    everyone_b = {item.key: "B" for item in mfq}
+    partial = {mfq[0].key: "A"}
+    found = people_distribution(PUBLISHED, [everyone_a, everyone_b, everyone_b, partial])
+    harm_a, harm_b = 3.58 + 3.0 + 2.78 + 3.99, 1.42 + 2.0 + 2.22 + 1.01
+    assert set(found) == {"MFQ_30"}
+    assert found["MFQ_30"]["harm"] == {
+        "median": pytest.approx(harm_b),
+        "q1": pytest.approx(harm_b),
+        "q3": pytest.approx((harm_a + harm_b) / 2),  # position 1.5 of 3 values
+        "n": 3,
+    }
+    assert distribution([]) == {"median": None, "q1": None, "q3": None, "n": 0}

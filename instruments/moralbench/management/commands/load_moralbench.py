@@ -6,12 +6,14 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from instruments.moralbench.services import MORALBENCH_FIXTURE, moralbench_load_file
+from surveys.services import consent_text_install_defaults
 
 
 class Command(BaseCommand):
     help = (
         "Load MoralBench: its four item sets as published (MFQ_30, MFQ_30_compare, 6_concepts, 6_concepts_compare) "
-        "and the paper's system prompt. Safe to re-run: unchanged rows are not written."
+        "and the paper's system prompt; the first consent texts of studies that have none. Safe to re-run: "
+        "unchanged rows are not written."
     )
 
     def add_arguments(self, parser):
@@ -23,6 +25,8 @@ class Command(BaseCommand):
         except (ValidationError, OSError) as error:
             message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
             raise CommandError(f"{options['file']}: {message}") from None
+        for text in consent_text_install_defaults():
+            self.stdout.write(f"Installed {text}.")
         if not report.changed:
             self.stdout.write("MoralBench already up to date: nothing changed.")
             return
