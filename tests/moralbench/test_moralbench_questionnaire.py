@@ -77,3 +77,17 @@ def test_withdrawing_deletes_the_answers(client):
     client.post(ITEM, {"position": str(position), "choice": "A"})
     assert "Your answers are deleted" in client.post(f"{BASE}withdraw/").content.decode()
     assert not Respondent.objects.exists() and not QuestionnaireAnswer.objects.exists()
+
+
+def test_the_results_show_the_published_models_beside_the_person(client):
+    from llmruns.models import LLMModel, Result
+
+    model = LLMModel.objects.create(slug="acme/alpha", name="Alpha", provider="openai_compatible", model_id="alpha")
+    foundations = {"harm": 6.0, "fairness": 7.0, "ingroup": 5.0, "authority": 5.5, "purity": 4.5}
+    summary = {"sets": {"MFQ_30": {"foundations": foundations, "max": foundations, "total": 28.0, "max_total": 28.0}}}
+    Result.objects.create(model=model, instrument="moralbench", summary=summary)
+    client.post(START, {"agree": "on", "accept": "1", "sets": "MFQ_30"})
+    for position in range(1, 21):
+        client.post(ITEM, {"position": str(position), "choice": "B"})
+    results = client.get(RESULTS).content.decode()
+    assert ">Alpha</a>" in results and "6.00 / 6.00" in results and "28.00 / 28.00" in results
