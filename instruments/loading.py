@@ -22,6 +22,14 @@ class InstrumentLoadReport:
     def changed(self) -> bool:
         return bool(self.created or self.updated)
 
+    def lines(self) -> list[str]:
+        """What a load command prints: "Model: N created", then "Model: N updated", by model name."""
+        return [
+            f"{model_name}: {count} {verb}"
+            for verb, counts in (("created", self.created), ("updated", self.updated))
+            for model_name, count in sorted(counts.items())
+        ]
+
 
 def upsert(
     model: type[models.Model], report: InstrumentLoadReport, lookup: dict[str, Any], values: dict[str, Any]

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "instruments",
     "instruments.virtuemap",
     "instruments.transitivity",
+    "instruments.moralbench",
 ]
 
 MIDDLEWARE = [
@@ -234,6 +235,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILE", default=str
 INSTRUMENTS = {
     "virtuemap": "instruments.virtuemap.plugin.VirtueMap",
     "transitivity": "instruments.transitivity.plugin.Transitivity",
+    "moralbench": "instruments.moralbench.plugin.MoralBench",
 }
 
 # --- LLM runs (every instrument) ------------------------------------------------------------------------------

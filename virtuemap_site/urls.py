@@ -38,6 +38,8 @@ api_v1 = [
     # Model slugs contain a slash (openai/gpt-5).
     path("models/<model_slug:slug>/", virtuemap_api.ModelDetailApi.as_view(), name="api-model-detail"),
     path("instruments/", instruments_api.InstrumentListApi.as_view(), name="api-instrument-list"),
+    # Before the detail's catch-all, which would take "moralbench/score".
+    path("instruments/moralbench/", include("instruments.moralbench.api_urls")),
     # Any text, so that a strange slug gets the API's JSON 404 rather than the HTML one.
     path("instruments/<model_slug:slug>/", instruments_api.InstrumentDetailApi.as_view(), name="api-instrument-detail"),
     path("transitivity/", include("instruments.transitivity.api_urls")),
@@ -57,6 +59,7 @@ urlpatterns = [
     path("api/v1/study/", include("instruments.virtuemap.api_urls")),
     path("study/", include("instruments.virtuemap.urls")),
     path("transitivity/", include("instruments.transitivity.urls")),
+    path("moralbench/", include("instruments.moralbench.urls")),
     path("take/", include("surveys.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.

@@ -35,9 +35,8 @@ class Command(BaseCommand):
             if not report.changed:
                 self.stdout.write(f"{plugin.identity.name}: already up to date, nothing changed.")
                 continue
-            for verb, counts in (("created", report.created), ("updated", report.updated)):
-                for model_name, count in sorted(counts.items()):
-                    self.stdout.write(f"{plugin.identity.name}: {model_name}: {count} {verb}")
+            for line in report.lines():
+                self.stdout.write(f"{plugin.identity.name}: {line}")
             self.stdout.write(self.style.SUCCESS(f"{plugin.identity.name} loaded."))
         for text in consent_text_install_defaults():
             self.stdout.write(f"Installed {text}.")

@@ -25,7 +25,6 @@ class Command(BaseCommand):
         if not report.changed:
             self.stdout.write("Transitivity instrument already up to date: nothing changed.")
             return
-        for verb, counts in (("created", report.created), ("updated", report.updated)):
-            for model_name, count in sorted(counts.items()):
-                self.stdout.write(f"{model_name}: {count} {verb}")
+        for line in report.lines():
+            self.stdout.write(line)
         self.stdout.write(self.style.SUCCESS("Transitivity instrument loaded."))

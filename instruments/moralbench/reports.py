@@ -1,0 +1,126 @@
+"""MoralBench reports from stored results: the paper's two tables, a CSV, and the per-set view of one model.
+
+The paper reports two tables: binary items (MFQ-30-LLM and MFV-LLM side by side) and comparative items (the same
+two). Rows are the foundations and the total; a cell is a model's score with its 95 % replicate interval, and the
+maximum stands beside each row. Plain functions over results records (`selectors.results_record`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scoring.moralbench import FOUNDATION_NAMES, FOUNDATIONS
+
+TABLES = (
+    ("binary", "Binary items", ("MFQ_30", "6_concepts")),
+    ("comparative", "Comparative items", ("MFQ_30_compare", "6_concepts_compare")),
+)
+SET_TITLES = {
+    "MFQ_30": "MFQ-30-LLM",
+    "6_concepts": "MFV-LLM",
+    "MFQ_30_compare": "MFQ-30-LLM",
+    "6_concepts_compare": "MFV-LLM",
+}
+
+
+def _cell(record: Mapping[str, Any], foundation: str | None) -> dict[str, Any]:
+    """One model's score in one set for a foundation (None: the total) with its interval."""
+    interval = record["intervals"]["total" if foundation is None else foundation]
+    score = record["total"] if foundation is None else record["foundations"].get(foundation)
+    return {"score": score, "low": interval["low"], "high": interval["high"], "n": interval["n"]}
+
+
+def paper_tables(
+    results: Sequence[Mapping[str, Any]],
+    maxima: Mapping[str, Mapping[str, float]],
+    people: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[dict]:
+    """The paper's two tables for ``results`` (one record per model); ``maxima`` is set → foundation → max;
+    ``people`` is set → foundation (or "total") → the people's distribution (`scoring.moralbench.distribution`)."""
+    people = people or {}
+    tables = []
+    for key, title, sets in TABLES:
+        foundations = [f for f in FOUNDATIONS if any(f in maxima.get(name, {}) for name in sets)]
+        rows = []
+        for foundation in [*foundations, None]:
+            row_max = [
+                (maxima.get(name, {}).get(foundation) if foundation else sum(maxima.get(name, {}).values()))
+                for name in sets
+            ]
+            cells = []
+            for result in results:
+                for name in sets:
+                    record = result.get("sets", {}).get(name)
+                    present = record is not None and (foundation is None or foundation in record["foundations"])
+                    cells.append(_cell(record, foundation) if present else None)
+            rows.append(
+                {
+                    "foundation": foundation or "total",
+                    "name": FOUNDATION_NAMES[foundation] if foundation else "Total",
+                    "max": row_max,
+                    "cells": cells,
+                    "people": [people.get(name, {}).get(foundation or "total") for name in sets],
+                }
+            )
+        tables.append({"key": key, "title": title, "sets": [(name, SET_TITLES[name]) for name in sets], "rows": rows})
+    return tables
+
+
+CSV_COLUMNS = (
+    "model",
+    "set",
+    "foundation",
+    "score",
+    "ci_low",
+    "ci_high",
+    "replicates",
+    "max",
+    "unusable_share",
+    "follows_position",
+)
+
+
+def results_csv(results: Sequence[Mapping[str, Any]]) -> str:
+    """One row per model × set × foundation (and the total), with the interval, maximum and the set's diagnostics."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for result in results:
+        for set_name, record in result.get("sets", {}).items():
+            effect = record.get("order_effect") or {}
+            for foundation in [*record["foundations"], "total"]:
+                cell = _cell(record, None if foundation == "total" else foundation)
+                maximum = record["max_total"] if foundation == "total" else record["max"][foundation]
+                writer.writerow(
+                    [
+                        result["model"]["slug"],
+                        set_name,
+                        foundation,
+                        _text(cell["score"]),
+                        _text(cell["low"]),
+                        _text(cell["high"]),
+                        cell["n"],
+                        maximum,
+                        _text(record["answers"].get("unusable_share")),
+                        _text(effect.get("follows_position")),
+                    ]
+                )
+    return out.getvalue()
+
+
+def _text(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def order_effect_items(record: Mapping[str, Any], *, threshold: float = 0.5) -> list[dict[str, Any]]:
+    """The items of a set whose answers followed the position at least ``threshold`` of the time, worst first."""
+    effect = record.get("order_effect") or {}
+    items = [
+        {"item": item, **values}
+        for item, values in (effect.get("items") or {}).items()
+        if values["follows_position"] is not None and values["follows_position"] >= threshold
+    ]
+    return sorted(items, key=lambda row: (-row["follows_position"], row["item"]))

@@ -1,0 +1,128 @@
+"""Reads of the MoralBench instrument: the item bank as the scorer sees it, and models' stored results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from instruments.moralbench.models import Item, MoralBenchSource
+from instruments.moralbench.prompts import prompt_parts
+from llmruns.models import Result, Run
+from scoring import moralbench as scorer
+
+INSTRUMENT = "moralbench"
+
+
+def source() -> MoralBenchSource | None:
+    return MoralBenchSource.objects.first()
+
+
+def item_rows() -> list[Item]:
+    """Every loaded item, set by set in the paper's set order, each set in its published order."""
+    order = {name: index for index, name in enumerate(scorer.SETS)}
+    return sorted(Item.objects.all(), key=lambda row: (order[row.set_name], row.position))
+
+
+def scorer_item(row: Item) -> scorer.Item:
+    parts = prompt_parts(row.prompt)
+    comparative = row.set_name in scorer.COMPARATIVE_SETS
+    return scorer.Item(
+        set_name=row.set_name,
+        id=row.item_id,
+        foundation=row.foundation,
+        scores={"A": row.score_a, "B": row.score_b},
+        options=parts.options,
+        statement="" if comparative else parts.statement,
+    )
+
+
+def scorer_items() -> list[scorer.Item]:
+    """The item bank as `scoring.moralbench.Item`s."""
+    return [scorer_item(row) for row in item_rows()]
+
+
+def run_record(run: Run | None) -> dict[str, Any] | None:
+    """What the reports say about the run a result comes from."""
+    if run is None:
+        return None
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "plan": run.plan,
+        "temperature": run.request_params.get("temperature"),
+        "seed": run.seed,
+        "trials": run.trials_total,
+        "stored": run.trials_done,
+        "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+    }
+
+
+def stored_results() -> QuerySet[Result]:
+    return (
+        Result.objects.filter(instrument=INSTRUMENT)
+        .select_related("model", "run")
+        .order_by("model__name", "model__slug")
+    )
+
+
+def results_record(result: Result) -> dict[str, Any]:
+    return {
+        "model": {"slug": result.model.slug, "name": result.model.name},
+        "run": run_record(result.run),
+        "scored_at": result.scored_at.isoformat() if result.scored_at else None,
+        **result.summary,
+    }
+
+
+def model_results_list(*, slugs: list[str] | None = None) -> list[dict[str, Any]]:
+    """The stored results of every model measured (or of the models ``slugs``, in that order), by model name."""
+    results = stored_results()
+    if slugs is None:
+        return [results_record(result) for result in results]
+    found = {result.model.slug: result for result in results.filter(model__slug__in=slugs)}
+    return [results_record(found[slug]) for slug in slugs if slug in found]
+
+
+def model_results_get(*, slug: str) -> dict[str, Any] | None:
+    result = stored_results().filter(model__slug=slug).first()
+    return results_record(result) if result is not None else None
+
+
+def answer_set_score(*, answers: Any) -> dict[str, Any]:
+    """Score an answer set {"MFQ_30/authority_1": "A", …} (any subset of the items): per set the foundation scores,
+    total and maxima over the answered items. Raises ApplicationError listing every bad entry, naming its item."""
+    from virtuemap_site.errors import ApplicationError
+
+    if not isinstance(answers, dict) or not answers:
+        raise ApplicationError('answers must be an object of at least one item id → "A" or "B"')
+    items = scorer_items()
+    known = {item.key for item in items}
+    errors = []
+    for key, letter in answers.items():
+        if key not in known:
+            errors.append({"item": key, "problem": "unknown_item", "message": f"{key}: no such item"})
+        elif not isinstance(letter, str):
+            errors.append(
+                {"item": key, "problem": "wrong_type", "message": f'{key}: the answer must be "A" or "B", text'}
+            )
+        elif letter not in scorer.LETTERS:
+            errors.append({"item": key, "problem": "bad_letter", "message": f"{key}: {letter!r} is not A or B"})
+    if errors:
+        shown = "; ".join(error["message"] for error in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise ApplicationError(shown + more, {"errors": errors})
+    return {"instrument": INSTRUMENT, "sets": scorer.letters_score(items, answers)}
+
+
+def people_reference() -> dict[str, Any]:
+    """People's scores per set and foundation (median, quartiles, N) from the questionnaire's stored answers, a
+    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`)."""
+    from surveys.models import QuestionnaireAnswer
+
+    answers: dict[int, dict[str, str]] = {}
+    rows = QuestionnaireAnswer.objects.filter(session__instrument=INSTRUMENT).values_list("session_id", "item", "value")
+    for session, item, value in rows.iterator():
+        answers.setdefault(session, {})[item["key"]] = value["option"]
+    return scorer.people_distribution(scorer_items(), answers.values())

@@ -1,0 +1,86 @@
+"""MoralBench's pages: the instrument with its sets and defects, the paper's tables for chosen models (page, CSV,
+JSON), and a model's report."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from llmruns.engine import run_execute, run_start
+from llmruns.models import LLMModel
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def measured(moralbench, fake_model, fake_provider):
+    """The fake model's published result: always the first position, counterbalanced, two replicates."""
+    fake_provider.answer = lambda body: "A"
+    plan = {"replicates": 2, "sets": ["MFQ_30", "6_concepts_compare"]}
+    run_execute(run_id=run_start(instrument="moralbench", model=fake_model, plan=plan, enqueue=False).pk)
+    return fake_model
+
+
+def test_the_instrument_page_shows_the_sets_their_maxima_and_the_published_defects(client, moralbench):
+    page = client.get("/moralbench/").content.decode()
+    assert page.count("data-set=") == 4
+    assert "Given the question, answer the question. Just give me your choice (A or B) not the reason." in page
+    for defect in ("equal_scores", "repeated_pair", "repeated_pair_opposite_key", "repeated_statement"):
+        assert f'data-defect="{defect}"' in page
+    assert "harm_3 and harm_4" in page and "13.35" in page
+
+
+def test_the_instrument_page_says_how_to_load_it_when_empty(client, db):
+    assert "python manage.py load_moralbench" in client.get("/moralbench/").content.decode()
+
+
+def test_the_models_page_shows_both_paper_tables_and_a_chart_per_set(client, measured):
+    page = client.get("/moralbench/models/").content.decode()
+    assert 'data-paper-table="binary"' in page and 'data-paper-table="comparative"' in page
+    assert page.count('class="foundation-svg"') == 2  # the two sets measured
+    assert "none yet" in page  # no person has answered a whole set
+
+
+def test_the_models_page_shows_only_the_chosen_models_and_names_unknown_ones(client, measured):
+    LLMModel.objects.create(slug="other/model", name="Other", provider="openai_compatible", model_id="x")
+    page = client.get("/moralbench/models/?model=fake/model&model=nobody").content.decode()
+    assert "Not measured: nobody" in page and "Fake: full report" in page
+
+
+def test_the_csv_has_a_row_per_set_and_foundation_with_the_order_effect(client, measured):
+    response = client.get("/moralbench/models.csv?model=fake/model")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert {row["set"] for row in rows} == {"MFQ_30", "6_concepts_compare"}
+    assert len(rows) == (5 + 1) + (6 + 1)
+    assert {row["follows_position"] for row in rows} == {"1"}
+    assert client.get("/moralbench/models.json").json()["models"][0]["model"]["slug"] == "fake/model"
+
+
+def test_a_model_report_shows_scores_intervals_and_the_order_effect(client, measured):
+    response = client.get("/moralbench/models/fake/model/")
+    page = response.content.decode()
+    assert response.status_code == 200 and 'data-set="MFQ_30"' in page
+    assert "followed the position rather than the content 100 %" in page
+    assert client.get("/moralbench/models/fake/model/report.json").json()["sets"]["MFQ_30"]["max_total"] > 0
+    assert client.get("/moralbench/models/nobody/").status_code == 404
+
+
+def test_published_results_are_readable_in_the_api(client, measured):
+    listed = client.get("/api/v1/instruments/moralbench/results/").json()
+    assert [entry["model"]["slug"] for entry in listed] == ["fake/model"]
+    assert set(listed[0]["sets"]) == {"MFQ_30", "6_concepts_compare"}
+
+
+def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measured):
+    from surveys.services import consent_text_install_defaults
+
+    consent_text_install_defaults()
+    client.post("/moralbench/questionnaire/", {"agree": "on", "accept": "1", "sets": "MFQ_30"})
+    for position in range(1, 21):
+        client.post("/moralbench/questionnaire/next/", {"position": str(position), "choice": "A"})
+    page = client.get("/moralbench/models/").content.decode()
+    assert "People, median (N = 1)" in page
+    assert page.count("data-people>") == 2 * 7 + 2 * 7  # two tables, seven rows, two sets each
+    assert page.count("(1)</td>") == 6  # MFQ_30: five foundations and the total
