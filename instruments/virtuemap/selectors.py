@@ -260,14 +260,15 @@ def models_with_runs() -> QuerySet[LLMModel]:
 def model_profile_records(*, quantile: Quantile = "exact") -> list[dict[str, Any]]:
     """Return, per model with stored runs, its profile in the field names of ``reference_profiles_sample.json``.
 
-    The run is the one the model's published profile comes from, else its latest run with a stored trial.
+    The run is the one the model's published profile comes from, else its latest run with a stored trial. Each record
+    also has "diagnostics", that run's answer-quality diagnostics with their flags (a field the reference file lacks).
     """
     records = []
     for model in models_with_runs():
         run = run_latest(model=model, instrument=INSTRUMENT)
         if run is not None:
             record = run_profile(run=run, quantile=quantile).record()
-            records.append({"name": model.name, "slug": model.slug, **record})
+            records.append({"name": model.name, "slug": model.slug, **record, "diagnostics": run_diagnostics(run=run)})
     return records
 
 

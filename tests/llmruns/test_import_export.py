@@ -186,3 +186,20 @@ def test_a_suite_that_echoes_the_display_order_is_exported_with_its_position_fla
         flags = record["suite_diagnostics"]["flags"]
         assert [flag["code"] for flag in flags] == ["position"]
         assert "21 of 21 rankings equal to the display order" in flags[0]["reason"]
+
+
+def test_show_profiles_carries_each_model_s_diagnostics(instrument, fake_model, fake_provider):
+    from tests.llmruns.runs import suite_run
+
+    _import()
+    fake_provider.answer = lambda body: json.dumps({"ranking": ["1", "2", "3", "4", "5"]})
+    suite_run(fake_model, min_runs=3, max_runs=3, seed=4)
+
+    shown = _show_profiles()
+    table = io.StringIO()
+    call_command("show_profiles", stdout=table)
+
+    assert [flag["code"] for flag in shown[fake_model.name]["diagnostics"]["flags"]] == ["position"]
+    assert all(shown[name]["diagnostics"]["flags"] == [] for name in REFERENCE)
+    assert f"{fake_model.name} ({fake_model.slug}):" in table.getvalue() and "flags: position" in table.getvalue()
+    assert table.getvalue().count("flags: none") == len(REFERENCE)
