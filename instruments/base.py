@@ -276,6 +276,14 @@ class Questionnaire:
         """What ``results_template`` shows for the answered ``items`` and their ``answers`` (same order)."""
         return {}
 
+    def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
+        """Where the presentation is in one stored answer, for the respondent's answer-quality diagnostics
+        (`surveys.diagnostics`): ``first_shown`` 1.0 when the option shown first was chosen and 0.0 when another was
+        (a choice), or ``ranking`` the display positions in the order the answer ranks them. The default,
+        `Presented()`, says the answers have no presentation order, and the respondent gets no position figures.
+        """
+        return Presented()
+
 
 class Instrument:
     """Base class of every instrument. Subclasses set ``identity`` and implement the methods that raise."""

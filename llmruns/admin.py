@@ -19,11 +19,12 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from instruments import registry
-from llmruns.diagnostics import diagnostics_lines, run_diagnostics
+from llmruns.diagnostics import run_diagnostics
 from llmruns.engine import run_cancel, run_resume, run_start
 from llmruns.models import Attempt, LLMModel, Result, Run, Trial
 from llmruns.results import result_is_stale, result_publish, result_rescore
 from llmruns.selectors import run_list
+from scoring.diagnostics import diagnostics_lines
 from virtuemap_site.admin_mixins import AuditTrailAdminMixin, PermissionActionsMixin, admin_action, permission_allows
 from virtuemap_site.errors import ApplicationError
 

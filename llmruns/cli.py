@@ -13,10 +13,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from llmruns.diagnostics import diagnostics_lines
 from llmruns.engine import run_execute
 from llmruns.models import LLMModel, Run, Trial
 from llmruns.selectors import llm_model_get
+from scoring.diagnostics import diagnostics_lines
 
 
 def model_or_error(name: str) -> LLMModel:

@@ -7,7 +7,6 @@ its record (`Result.diagnostics`); a run's is computed when it is shown (`show_r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -65,47 +64,3 @@ def run_diagnostics(*, run: Run) -> dict[str, Any]:
         label_masses=masses,
         thresholds=diagnostics_thresholds(),
     )
-
-
-def diagnostics_lines(record: Mapping[str, Any] | None) -> list[str]:
-    """A diagnostics record as lines of plain text: the flags first (or that there is none), then the figures."""
-    if not record:
-        return ["Diagnostics: none (no stored answers to compute them from)"]
-    flags = record.get("flags") or []
-    lines = [f"WARNING: {flag['reason']}" for flag in flags] or ["Diagnostics: no flag"]
-    answers = record["answers"]
-    shares = answers["shares"]
-    if answers["n"]:
-        lines.append(
-            f"  answers: {answers['n']}; refused {_pct(shares['refusal'])}, unparseable {_pct(shares['unparseable'])}, "
-            f"truncated {_pct(shares['truncated'])}, re-asked {_pct(answers['reasked']['share'])}"
-        )
-    position = record.get("position")
-    if position and position["kind"] == "ranking":
-        order, first = position["display_order"], position["first_shown_first"]
-        lines.append(
-            f"  position: {order['count']} of {order['n']} rankings equal the display order ({_pct(order['share'])}, "
-            f"chance {_pct(order['chance'])}, p = {order['p_value']:.2g}); first-shown ranked first "
-            f"{_pct(first['share'])} (chance {_pct(first['chance'])}, p = {first['p_value']:.2g}); mean τ with the "
-            f"display order {position['mean_tau']:.2f}"
-        )
-    elif position:
-        first = position["first_shown"]
-        p_value = "n/a" if first["p_value"] is None else f"{first['p_value']:.2g}"
-        interval = "" if first["ci_low"] is None else f", 95% CI {_pct(first['ci_low'])}–{_pct(first['ci_high'])}"
-        lines.append(
-            f"  position: first-shown option chosen in {first['count']} of {first['n']} choices "
-            f"({_pct(first['share'])}{interval}; chance 50 %, p = {p_value}); mean P(first shown) "
-            f"{position['mean_probability']:.2f}"
-        )
-    mass = record.get("label_mass")
-    if mass:
-        lines.append(
-            f"  label mass: mean {mass['mean']:.2f}, min {mass['min']:.2f}, {_pct(mass['share_below'])} below "
-            f"{mass['below']:g} (n = {mass['n']})"
-        )
-    return lines
-
-
-def _pct(share: float | None) -> str:
-    return "n/a" if share is None else f"{100 * share:.1f} %"

@@ -22,6 +22,8 @@ from scipy import stats as scipy_stats
 DEFAULT_ALPHA = 0.01
 DEFAULT_LABEL_MASS_MIN = 0.9
 DEFAULT_FAILURE_SHARE_MAX = 0.10
+# Straight-lining is only called so over at least this many answers (fewer say too little).
+DEFAULT_STRAIGHT_LINING_MIN_ITEMS = 10
 # The answer statuses whose shares are reported (the vocabulary of `instruments.base.AnswerStatus`).
 REPORTED_STATUSES = ("valid", "refusal", "unparseable", "off_scale", "truncated", "missing")
 
@@ -127,6 +129,46 @@ def choice_position_following(first_shown: Sequence[float]) -> dict[str, Any] | 
     }
 
 
+def answer_position(presented_ranking: Sequence[int] | None, first_shown: float | None) -> tuple[int, ...] | None:
+    """Where an answer went in the presentation, so that answers to different items compare: for a ranking the
+    display positions in ranked order, for a choice (1,) when the first-shown option was chosen and (2,) when the
+    other was; None for an answer with neither (or a choice at exactly ½)."""
+    if presented_ranking is not None:
+        return tuple(presented_ranking)
+    if first_shown is None or first_shown == 0.5:
+        return None
+    return (1,) if first_shown > 0.5 else (2,)
+
+
+def straight_lining(
+    positions: Sequence[Sequence[int]], *, min_items: int = DEFAULT_STRAIGHT_LINING_MIN_ITEMS
+) -> dict[str, Any] | None:
+    """Whether one answerer gave the same answer position on every item ("straight-lining"); None with no answer.
+
+    FORMULA: over the n answers' positions (`answer_position`), the modal position and its count m; share = m / n;
+    ``all_same`` when m = n and n ≥ ``min_items``. Choosing situation 2 every time is straight-lining just as
+    choosing situation 1 is, though only the latter is position following.
+    """
+    if not positions:
+        return None
+    if min_items < 2:
+        raise ValueError(f"min_items must be at least 2, got {min_items}")
+    counts: dict[tuple[int, ...], int] = {}
+    for position in positions:
+        counts[tuple(position)] = counts.get(tuple(position), 0) + 1
+    modal, count = max(counts.items(), key=lambda entry: (entry[1], [-p for p in entry[0]]))
+    n = len(positions)
+    return {
+        "n": n,
+        "modal_position": list(modal),
+        "count": count,
+        "share": count / n,
+        "distinct": len(counts),
+        "min_items": min_items,
+        "all_same": count == n and n >= min_items,
+    }
+
+
 def label_mass_stats(masses: Sequence[float], *, below: float = DEFAULT_LABEL_MASS_MIN) -> dict[str, Any] | None:
     """The label mass of log-probability answers: the share of the first token's probability on the labels.
 
@@ -173,7 +215,9 @@ def diagnostics_flags(record: Mapping[str, Any], thresholds: Thresholds) -> list
     - ``position``: a one-sided binomial test of position following has p < α (rankings: equal to the display
       order, or first-shown ranked first; choices: first-shown option chosen);
     - ``label_mass``: the mean label mass is below the minimum;
-    - ``refusals``: refused + unparseable answers are more than the maximum share.
+    - ``refusals``: refused + unparseable answers are more than the maximum share;
+    - ``straight_lining``: one answerer gave the same answer position on every item (a record with
+      `straight_lining`, e.g. a respondent's).
     """
     flags = []
     position = record.get("position")
@@ -225,6 +269,18 @@ def diagnostics_flags(record: Mapping[str, Any], thresholds: Thresholds) -> list
                 ),
             }
         )
+    lined = record.get("straight_lining")
+    if lined is not None and lined["all_same"]:
+        where = "-".join(str(p) for p in lined["modal_position"])
+        flags.append(
+            {
+                "code": "straight_lining",
+                "reason": (
+                    f"The same answer position ({where}) on all {lined['n']} items: the answers do not vary with "
+                    f"the content."
+                ),
+            }
+        )
     return flags
 
 
@@ -262,3 +318,80 @@ def _percent(share: float | None) -> str:
     if share is None:
         return "n/a"
     return f"{100 * share:.1f} %" if share >= 0.001 or share == 0 else f"{100 * share:.2g} %"
+
+
+def respondent_diagnostics(
+    *,
+    answers: Sequence[tuple[Sequence[int] | None, float | None]],
+    thresholds: Thresholds = Thresholds(),
+    min_items: int = DEFAULT_STRAIGHT_LINING_MIN_ITEMS,
+) -> dict[str, Any]:
+    """The diagnostics record of one person's answers: position following and straight-lining, with their flags.
+
+    ``answers`` holds, per answered item, (the ranking in display positions or None, the probability of the
+    first-shown option — 1 or 0 for a click — or None), as the questionnaire says its item was presented. The record
+    is `answer_diagnostics`'s (every stored answer of a person is valid: the pages refuse anything else) plus
+    "straight_lining" (`straight_lining`), and the flags of both. A flag is information for the analysis; it never
+    removes anyone from the data.
+    """
+    rankings = [tuple(ranking) for ranking, _ in answers if ranking is not None]
+    first_shown = [p for ranking, p in answers if ranking is None and p is not None]
+    record = answer_diagnostics(
+        statuses=["valid"] * len(answers), rankings=rankings, first_shown=first_shown, thresholds=thresholds
+    )
+    positions = [p for p in (answer_position(ranking, chosen) for ranking, chosen in answers) if p is not None]
+    record["straight_lining"] = straight_lining(positions, min_items=min_items)
+    record["thresholds"]["straight_lining_min_items"] = min_items
+    record["flags"] = diagnostics_flags(record, thresholds)
+    return record
+
+
+def diagnostics_lines(record: Mapping[str, Any] | None) -> list[str]:
+    """A diagnostics record as lines of plain text: the flags first (or that there is none), then the figures."""
+    if not record:
+        return ["Diagnostics: none (no stored answers to compute them from)"]
+    flags = record.get("flags") or []
+    lines = [f"WARNING: {flag['reason']}" for flag in flags] or ["Diagnostics: no flag"]
+    answers = record["answers"]
+    shares = answers["shares"]
+    if answers["n"]:
+        lines.append(
+            f"  answers: {answers['n']}; refused {_pct(shares['refusal'])}, unparseable {_pct(shares['unparseable'])}, "
+            f"truncated {_pct(shares['truncated'])}, re-asked {_pct(answers['reasked']['share'])}"
+        )
+    position = record.get("position")
+    if position and position["kind"] == "ranking":
+        order, first = position["display_order"], position["first_shown_first"]
+        lines.append(
+            f"  position: {order['count']} of {order['n']} rankings equal the display order ({_pct(order['share'])}, "
+            f"chance {_pct(order['chance'])}, p = {order['p_value']:.2g}); first-shown ranked first "
+            f"{_pct(first['share'])} (chance {_pct(first['chance'])}, p = {first['p_value']:.2g}); mean τ with the "
+            f"display order {position['mean_tau']:.2f}"
+        )
+    elif position:
+        first = position["first_shown"]
+        p_value = "n/a" if first["p_value"] is None else f"{first['p_value']:.2g}"
+        interval = "" if first["ci_low"] is None else f", 95% CI {_pct(first['ci_low'])}–{_pct(first['ci_high'])}"
+        lines.append(
+            f"  position: first-shown option chosen in {first['count']} of {first['n']} choices "
+            f"({_pct(first['share'])}{interval}; chance 50 %, p = {p_value}); mean P(first shown) "
+            f"{position['mean_probability']:.2f}"
+        )
+    mass = record.get("label_mass")
+    if mass:
+        lines.append(
+            f"  label mass: mean {mass['mean']:.2f}, min {mass['min']:.2f}, {_pct(mass['share_below'])} below "
+            f"{mass['below']:g} (n = {mass['n']})"
+        )
+    lined = record.get("straight_lining")
+    if lined:
+        lines.append(
+            f"  straight-lining: most frequent answer position {'-'.join(map(str, lined['modal_position']))} on "
+            f"{lined['count']} of {lined['n']} items ({_pct(lined['share'])}); {lined['distinct']} different "
+            f"position(s)"
+        )
+    return lines
+
+
+def _pct(share: float | None) -> str:
+    return "n/a" if share is None else f"{100 * share:.1f} %"

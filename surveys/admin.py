@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.admin.options import ActionLocation
-from django.db.models import Count
+from django.db.models import Count, Q
+from django.utils.html import format_html_join
 
+from scoring.diagnostics import binomial_share
 from surveys import services
+from surveys.diagnostics import flags_text, session_diagnostics, summary_lines
 from surveys.models import ConsentText, QuestionnaireAnswer, QuestionnaireSession, Respondent
 from virtuemap_site.admin_mixins import AuditTrailAdminMixin, ViewOnlyAdminMixin
 
@@ -50,17 +53,66 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
         "suspicion",
         "completed_at",
         "response_count",
+        "confirmed_share",
+        "questionnaire_flags",
     ]
+    readonly_fields = ["answer_quality"]
     list_filter = ["study", "language", "flagged", SuspicionFilter, "panel", "consent_version"]
     exclude = ["panel_id_hash", "token_hash"]
     actions = ["withdraw"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(n_responses=Count("validation_responses"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                n_responses=Count("validation_responses"),
+                n_confirmed=Count("validation_responses", filter=Q(validation_responses__confirmed=True)),
+            )
+        )
+
+    def changelist_view(self, request, extra_context=None):
+        self._study_confirmed = {}  # study → its confirmation share, computed once per list
+        return super().changelist_view(request, extra_context)
 
     @admin.display(description="responses", ordering="n_responses")
     def response_count(self, respondent: Respondent) -> int:
         return respondent.n_responses
+
+    @admin.display(description="confirmed (study share; p)")
+    def confirmed_share(self, respondent: Respondent) -> str:
+        """VirtueMap validation: the share of this respondent's verdicts that simply confirmed the ordering shown,
+        beside the whole study's share and a one-sided exact binomial test of "confirms more than the study"."""
+        n = getattr(respondent, "n_responses", 0)
+        if not n:
+            return "—"
+        shares = getattr(self, "_study_confirmed", None)
+        if shares is None:
+            shares = self._study_confirmed = {}
+        if respondent.study not in shares:
+            totals = Respondent.objects.filter(study=respondent.study).aggregate(
+                n=Count("validation_responses"),
+                y=Count("validation_responses", filter=Q(validation_responses__confirmed=True)),
+            )
+            shares[respondent.study] = totals["y"] / totals["n"] if totals["n"] else None
+        study = shares[respondent.study]
+        text = f"{respondent.n_confirmed} of {n} ({100 * respondent.n_confirmed / n:.0f} %)"
+        if study is None or not 0 < study < 1:
+            return text
+        test = binomial_share(respondent.n_confirmed, n, study)
+        return f"{text}; study {100 * study:.0f} %; p = {test['p_value']:.2g}"
+
+    @admin.display(description="questionnaire flags")
+    def questionnaire_flags(self, respondent: Respondent) -> str:
+        session = QuestionnaireSession.objects.filter(respondent=respondent).first()
+        return "—" if session is None else flags_text(session_diagnostics(session=session))
+
+    @admin.display(description="answer quality (never excludes anyone)")
+    def answer_quality(self, respondent: Respondent):
+        session = QuestionnaireSession.objects.filter(respondent=respondent).first()
+        if session is None:
+            return "No questionnaire session."
+        return _lines_html(summary_lines(session_diagnostics(session=session)))
 
     def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
         actions = super().get_actions(request, action_location=action_location)
@@ -113,7 +165,28 @@ class QuestionnaireAnswerInline(admin.TabularInline):
 class QuestionnaireSessionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     """People's questionnaires as answered: what each page showed and what was chosen (withdraw from Respondents)."""
 
-    list_display = ["respondent", "instrument", "design", "created_at", "completed_at"]
+    list_display = ["respondent", "instrument", "design", "created_at", "completed_at", "quality_flags"]
     list_filter = ["instrument", ("completed_at", admin.EmptyFieldListFilter)]
-    readonly_fields = ["respondent", "instrument", "seed", "design", "sequence", "created_at", "completed_at"]
+    readonly_fields = [
+        "respondent",
+        "instrument",
+        "answer_quality",
+        "seed",
+        "design",
+        "sequence",
+        "created_at",
+        "completed_at",
+    ]
     inlines = [QuestionnaireAnswerInline]
+
+    @admin.display(description="quality flags")
+    def quality_flags(self, session: QuestionnaireSession) -> str:
+        return flags_text(session_diagnostics(session=session))
+
+    @admin.display(description="answer quality (never excludes anyone)")
+    def answer_quality(self, session: QuestionnaireSession):
+        return _lines_html(summary_lines(session_diagnostics(session=session)))
+
+
+def _lines_html(lines: list[str]):
+    return format_html_join("", "<p>{}</p>", ((line,) for line in lines))

@@ -262,6 +262,12 @@ DIAGNOSTICS_LABEL_MASS_MIN = env.float("DIAGNOSTICS_LABEL_MASS_MIN", default=0.9
 DIAGNOSTICS_FAILURE_SHARE_MAX = env.float("DIAGNOSTICS_FAILURE_SHARE_MAX", default=0.10)
 if not 0 < DIAGNOSTICS_ALPHA < 1:
     raise ValueError(f"DIAGNOSTICS_ALPHA must be between 0 and 1, got {DIAGNOSTICS_ALPHA}")
+# A respondent is flagged for straight-lining when every one of at least this many answers took the same position.
+DIAGNOSTICS_STRAIGHT_LINING_MIN_ITEMS = env.int("DIAGNOSTICS_STRAIGHT_LINING_MIN_ITEMS", default=10)
+if DIAGNOSTICS_STRAIGHT_LINING_MIN_ITEMS < 2:
+    raise ValueError(
+        f"DIAGNOSTICS_STRAIGHT_LINING_MIN_ITEMS must be at least 2, got {DIAGNOSTICS_STRAIGHT_LINING_MIN_ITEMS}"
+    )
 for _name in ("DIAGNOSTICS_LABEL_MASS_MIN", "DIAGNOSTICS_FAILURE_SHARE_MAX"):
     if not 0 <= globals()[_name] <= 1:
         raise ValueError(f"{_name} must be between 0 and 1, got {globals()[_name]}")

@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
-from instruments.base import AnswerRejected, Questionnaire
+from instruments.base import AnswerRejected, Presented, Questionnaire
 from instruments.transitivity import selectors, trials
 from instruments.transitivity.models import Block, PresentationOrder, Principle, Vignette
 from instruments.transitivity.presenters import report_view
@@ -140,6 +140,10 @@ class PairwiseQuestionnaire(Questionnaire):
             raise AnswerRejected("Choose situation 1 or situation 2.")
         chosen = shown_first_and_second(item)[int(situation) - 1]
         return {"situation": int(situation), "chosen": chosen}
+
+    def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
+        """Situation 1 is the one shown first on the page."""
+        return Presented(first_shown=1.0 if answer["situation"] == 1 else 0.0)
 
     def results_context(self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> dict:
         """The respondent's verdicts per presentation order, next to the models' on the same block."""

@@ -14,6 +14,7 @@ from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
 from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.models import Assignment, Dilemma, KeyCandidate, Option, ValidationResponse, Virtue
+from llmruns.diagnostics import run_diagnostics
 from llmruns.models import AgentNote, LLMModel, Result, Run, Trial
 from llmruns.selectors import result_list, run_latest, stored_trials
 from scoring import AlignmentTable, PreparedProfiles, alignment_table, key_weight_arrays, prepared_profiles
@@ -259,14 +260,15 @@ def models_with_runs() -> QuerySet[LLMModel]:
 def model_profile_records(*, quantile: Quantile = "exact") -> list[dict[str, Any]]:
     """Return, per model with stored runs, its profile in the field names of ``reference_profiles_sample.json``.
 
-    The run is the one the model's published profile comes from, else its latest run with a stored trial.
+    The run is the one the model's published profile comes from, else its latest run with a stored trial. Each record
+    also has "diagnostics", that run's answer-quality diagnostics with their flags (a field the reference file lacks).
     """
     records = []
     for model in models_with_runs():
         run = run_latest(model=model, instrument=INSTRUMENT)
         if run is not None:
             record = run_profile(run=run, quantile=quantile).record()
-            records.append({"name": model.name, "slug": model.slug, **record})
+            records.append({"name": model.name, "slug": model.slug, **record, "diagnostics": run_diagnostics(run=run)})
     return records
 
 
@@ -274,7 +276,9 @@ def run_records_export(*, runs: Iterable[Run] | None = None) -> Iterator[dict[st
     """Yield the raw records of the original VirtueMap run-suite, in timestamp order.
 
     One record per finished trial (model × run × dilemma) with the original's field names, and the agent notes.
-    ``raw_text`` is the last answer received; ``attempts`` the number of answers.
+    ``raw_text`` is the last answer received; ``attempts`` the number of answers. Each trial's record also carries
+    ``suite_diagnostics``, the answer-quality diagnostics of its whole suite with their flags
+    (`llmruns.diagnostics.run_diagnostics`): a field the original format lacks, which `import_runs` ignores.
     """
     trials = (
         Trial.objects.filter(run__instrument=INSTRUMENT, status=Trial.Status.DONE)
@@ -287,8 +291,11 @@ def run_records_export(*, runs: Iterable[Run] | None = None) -> Iterator[dict[st
         {"timestamp": note.timestamp, "record_type": "agent_note", "message": note.message}
         for note in AgentNote.objects.all()
     ]
+    diagnostics: dict[int, dict[str, Any]] = {}
     for trial in trials:
         run = trial.run
+        if run.pk not in diagnostics:
+            diagnostics[run.pk] = run_diagnostics(run=run)
         answers = [attempt for attempt in trial.attempts.all() if attempt.counts_as_answer]
         display_to_option = trial.display["display_to_option"]
         valid = trial.valid
@@ -307,6 +314,7 @@ def run_records_export(*, runs: Iterable[Run] | None = None) -> Iterator[dict[st
                 "display_ranking": trial.answer["display_ranking"] if valid else None,
                 "canonical_ranking": list(trial.answer["ranking"]) if valid else None,
                 "valid": valid,
+                "suite_diagnostics": diagnostics[run.pk],
             }
         )
     records.sort(key=lambda record: record["timestamp"])

@@ -73,7 +73,23 @@ def test_export_gives_back_the_imported_records(instrument):
 
     exported = list(run_records_export())
 
-    assert exported == [json.loads(line) for line in RUNS_PATH.read_text().splitlines()]
+    # Every field of the original records, plus the suite's diagnostics (additive: import_runs ignores them).
+    originals = [{key: record[key] for key in record if key != "suite_diagnostics"} for record in exported]
+    assert originals == [json.loads(line) for line in RUNS_PATH.read_text().splitlines()]
+
+
+def test_every_exported_item_carries_its_suite_s_diagnostics_and_flags(instrument):
+    from llmruns.diagnostics import run_diagnostics
+
+    _import()
+    exported = [record for record in run_records_export() if record.get("record_type") != "agent_note"]
+
+    assert exported and all("suite_diagnostics" in record for record in exported)
+    by_model = {record["model_slug"]: record["suite_diagnostics"] for record in exported}
+    for run in Run.objects.all():
+        assert by_model[run.model.slug] == run_diagnostics(run=run)
+    for record in by_model.values():
+        assert record["position"]["kind"] == "ranking" and record["flags"] == []
 
 
 def test_an_export_imports_as_new_runs_with_the_same_profiles(instrument, tmp_path):
@@ -150,3 +166,40 @@ def test_publishing_an_imported_run_writes_an_import_profile(instrument):
     assert result.source == Result.Source.IMPORT and result.run == run
     assert result.summary["runs"] == 5 and result.summary["invalid_count"] == 1
     assert result.summary["consistency"] == pytest.approx(REFERENCE["GPT"]["consistency_0_100"], abs=1e-6)
+
+
+def test_a_suite_that_echoes_the_display_order_is_exported_with_its_position_flag(
+    instrument, fake_model, fake_provider
+):
+    from tests.llmruns.runs import suite_run
+
+    fake_provider.answer = lambda body: json.dumps({"ranking": ["1", "2", "3", "4", "5"]})
+    run = suite_run(fake_model, min_runs=3, max_runs=3, seed=4)
+    out = io.StringIO()
+
+    call_command("export_runs", "--suite", str(run.pk), stdout=out)
+
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    items = [record for record in records if record.get("record_type") != "agent_note"]
+    assert len(items) == 21
+    for record in items:
+        flags = record["suite_diagnostics"]["flags"]
+        assert [flag["code"] for flag in flags] == ["position"]
+        assert "21 of 21 rankings equal to the display order" in flags[0]["reason"]
+
+
+def test_show_profiles_carries_each_model_s_diagnostics(instrument, fake_model, fake_provider):
+    from tests.llmruns.runs import suite_run
+
+    _import()
+    fake_provider.answer = lambda body: json.dumps({"ranking": ["1", "2", "3", "4", "5"]})
+    suite_run(fake_model, min_runs=3, max_runs=3, seed=4)
+
+    shown = _show_profiles()
+    table = io.StringIO()
+    call_command("show_profiles", stdout=table)
+
+    assert [flag["code"] for flag in shown[fake_model.name]["diagnostics"]["flags"]] == ["position"]
+    assert all(shown[name]["diagnostics"]["flags"] == [] for name in REFERENCE)
+    assert f"{fake_model.name} ({fake_model.slug}):" in table.getvalue() and "flags: position" in table.getvalue()
+    assert table.getvalue().count("flags: none") == len(REFERENCE)

@@ -13,12 +13,15 @@ from hypothesis import strategies as st
 from scoring.diagnostics import (
     Thresholds,
     answer_diagnostics,
+    answer_position,
     answer_status_shares,
     binomial_share,
     choice_position_following,
     display_order_tau,
     label_mass_stats,
     ranking_position_following,
+    respondent_diagnostics,
+    straight_lining,
 )
 
 
@@ -143,3 +146,42 @@ def test_an_answerer_always_choosing_the_first_shown_option_is_flagged_from_seve
     record = answer_diagnostics(statuses=["valid"] * n, first_shown=[1.0] * n)
 
     assert [flag["code"] for flag in record["flags"]] == (["position"] if n >= 7 else [])
+
+
+# --- people: straight-lining and a respondent's record -------------------------------------------------------
+
+
+def test_an_answer_position_is_the_ranking_or_the_side_of_a_choice():
+    assert answer_position((2, 1, 3), None) == (2, 1, 3)
+    assert answer_position(None, 1.0) == (1,) and answer_position(None, 0.0) == (2,)
+    assert answer_position(None, 0.5) is None and answer_position(None, None) is None
+
+
+def test_straight_lining_needs_the_same_position_on_every_one_of_enough_items():
+    assert straight_lining([(2,)] * 10, min_items=10)["all_same"]
+    assert not straight_lining([(2,)] * 9, min_items=10)["all_same"]
+    mixed = straight_lining([(1,)] * 11 + [(2,)], min_items=10)
+    assert not mixed["all_same"] and (mixed["modal_position"], mixed["count"], mixed["distinct"]) == ([1], 11, 2)
+    assert straight_lining([]) is None
+    with pytest.raises(ValueError, match="min_items"):
+        straight_lining([(1,)], min_items=1)
+
+
+def test_a_respondent_choosing_the_first_shown_option_every_time_carries_both_flags():
+    record = respondent_diagnostics(answers=[(None, 1.0)] * 42)
+
+    assert [flag["code"] for flag in record["flags"]] == ["position", "straight_lining"]
+    assert "42 of 42 choices of the first-shown option" in record["flags"][0]["reason"]
+    assert record["thresholds"]["straight_lining_min_items"] == 10
+
+
+def test_a_respondent_alternating_sides_carries_no_flag():
+    record = respondent_diagnostics(answers=[(None, float(i % 2)) for i in range(42)])
+
+    assert record["flags"] == [] and record["position"]["first_shown"]["share"] == 0.5
+
+
+def test_a_respondent_ranking_everything_as_shown_is_flagged_for_both():
+    record = respondent_diagnostics(answers=[((1, 2, 3, 4, 5), None)] * 12)
+
+    assert [flag["code"] for flag in record["flags"]] == ["position", "straight_lining"]

@@ -33,5 +33,6 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{record['name']} ({record['slug']}): {record['runs']} runs; {means or 'no valid full run'}; "
                 f"consistency {'n/a' if consistency is None else f'{consistency:.1f}'}; "
-                f"{record['invalid_count']} invalid"
+                f"{record['invalid_count']} invalid; "
+                f"flags: {', '.join(flag['code'] for flag in record['diagnostics']['flags']) or 'none'}"
             )
