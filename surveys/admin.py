@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.admin.options import ActionLocation
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils.html import format_html_join
 
 from scoring.diagnostics import binomial_share
@@ -62,18 +62,27 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
     actions = ["withdraw"]
 
     def get_queryset(self, request):
+        # The whole study's verdicts beside each respondent's, in the same query (the admin object is shared by every
+        # request, so it must not hold per-request state).
+        study = (
+            Respondent.objects.filter(study=OuterRef("study"))
+            .order_by()
+            .values("study")
+            .annotate(
+                n=Count("validation_responses"),
+                y=Count("validation_responses", filter=Q(validation_responses__confirmed=True)),
+            )
+        )
         return (
             super()
             .get_queryset(request)
             .annotate(
                 n_responses=Count("validation_responses"),
                 n_confirmed=Count("validation_responses", filter=Q(validation_responses__confirmed=True)),
+                study_responses=Subquery(study.values("n")),
+                study_confirmed=Subquery(study.values("y")),
             )
         )
-
-    def changelist_view(self, request, extra_context=None):
-        self._study_confirmed = {}  # study → its confirmation share, computed once per list
-        return super().changelist_view(request, extra_context)
 
     @admin.display(description="responses", ordering="n_responses")
     def response_count(self, respondent: Respondent) -> int:
@@ -86,16 +95,8 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
         n = getattr(respondent, "n_responses", 0)
         if not n:
             return "—"
-        shares = getattr(self, "_study_confirmed", None)
-        if shares is None:
-            shares = self._study_confirmed = {}
-        if respondent.study not in shares:
-            totals = Respondent.objects.filter(study=respondent.study).aggregate(
-                n=Count("validation_responses"),
-                y=Count("validation_responses", filter=Q(validation_responses__confirmed=True)),
-            )
-            shares[respondent.study] = totals["y"] / totals["n"] if totals["n"] else None
-        study = shares[respondent.study]
+        study_n = getattr(respondent, "study_responses", 0) or 0
+        study = respondent.study_confirmed / study_n if study_n else None
         text = f"{respondent.n_confirmed} of {n} ({100 * respondent.n_confirmed / n:.0f} %)"
         if study is None or not 0 < study < 1:
             return text

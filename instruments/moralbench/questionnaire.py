@@ -16,7 +16,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from instruments.base import AnswerRejected, Questionnaire
+from instruments.base import AnswerRejected, Presented, Questionnaire
 from instruments.moralbench import selectors
 from instruments.moralbench.models import Item
 from instruments.moralbench.prompts import PRESENTATIONS, prompt_parts, shown_to_published
@@ -97,6 +97,10 @@ class MoralBenchQuestionnaire(Questionnaire):
         if shown not in ("A", "B"):
             raise AnswerRejected("Choose one of the two answers.")
         return {"shown": shown, "option": shown_to_published(item["presentation"])[shown]}
+
+    def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
+        """Answer A is the one shown first on the page, whichever published option it is."""
+        return Presented(first_shown=1.0 if answer["shown"] == "A" else 0.0)
 
     def results_context(self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> dict:
         """The respondent's scores per set and foundation (over the items answered), beside the published models'."""

@@ -91,3 +91,18 @@ def test_the_results_show_the_published_models_beside_the_person(client):
         client.post(ITEM, {"position": str(position), "choice": "B"})
     results = client.get(RESULTS).content.decode()
     assert ">Alpha</a>" in results and "6.00 / 6.00" in results and "28.00 / 28.00" in results
+
+
+def test_a_respondent_who_always_takes_the_first_answer_shown_is_flagged_and_kept(client, settings):
+    from surveys.diagnostics import session_diagnostics
+
+    settings.STUDY_SUBMIT_RATE = "off"
+    client.post(START, {"agree": "on", "accept": "1", "sets": "MFQ_30"})
+    for _ in range(20):
+        position, _options = _page(client)
+        client.post(ITEM, {"position": str(position), "choice": "A"})
+
+    session = QuestionnaireSession.objects.get()
+    record = session_diagnostics(session=session)
+    assert "position" in [flag["code"] for flag in record["flags"]]
+    assert session.answers.count() == len(session.sequence)  # flagged, never excluded
