@@ -20,6 +20,17 @@ RESPONSES_CODEBOOK: list[tuple[str, str]] = [
     ("submitted_ordering", "The ordering the respondent endorsed: the candidate's when confirmed, else theirs."),
     ("displayed_order", "The order in which the options were first shown to the respondent."),
     ("time_on_item_ms", "Milliseconds from serving the item to the answer."),
+    (
+        "time_measured_by",
+        "Which clock measured time_on_item_ms: client (the page's script, from showing the item to the answer, "
+        "or the API client's report) or server (from serving the item); blank before this was recorded.",
+    ),
+    (
+        "presentation",
+        "How the item was shown: in_place (the proposed order once, reorderable in place, Confirm and Submit my "
+        "correction side by side and equally prominent), api (the study API); blank before this was recorded "
+        "(the earlier page: a large Confirm button above a collapsed correction form).",
+    ),
     ("submitted_at", "UTC timestamp of the answer (ISO 8601)."),
     ("counted", "1 if the answer arrived while the candidate was open (it then counts unless flagged), else 0."),
     ("consent_version", "Version of the consent text the respondent agreed to."),
@@ -84,6 +95,8 @@ def responses_csv() -> str:
                 response.ordering,
                 response.displayed_order,
                 response.time_on_item_ms if response.time_on_item_ms is not None else "",
+                response.time_measured_by,
+                response.presentation,
                 response.submitted_at.isoformat(),
                 int(response.counted),
                 respondent.consent_version,
