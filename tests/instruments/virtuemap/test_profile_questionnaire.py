@@ -146,3 +146,49 @@ def test_a_tampered_answers_cookie_is_ignored(client, instrument):
 
 def test_an_unknown_dilemma_page_is_a_404(client, instrument):
     assert client.get("/profile/dilemmas/D99/").status_code == 404
+
+
+# --- No default answers: a random start order per person, and "I have not moved anything" as a choice ----------
+
+
+def shown_order(client, dilemma: str) -> str:
+    return client.get(f"/profile/dilemmas/{dilemma}/").context["form"].initial_order
+
+
+def test_each_person_starts_from_their_own_random_order_the_same_on_every_reload(client, instrument):
+    from django.test import Client
+
+    first = [shown_order(client, f"D{n}") for n in range(1, 8)]
+    assert first == [shown_order(client, f"D{n}") for n in range(1, 8)]
+    assert all(sorted(order) == list("ABCDE") for order in first)
+    other = Client()
+    # Seven independent shuffles agree between two people with probability 120**-7.
+    assert [shown_order(other, f"D{n}") for n in range(1, 8)] != first
+
+
+def test_saving_the_order_as_shown_is_refused_and_nothing_is_kept(client, instrument):
+    start = shown_order(client, "D1")
+    response = client.post("/profile/dilemmas/D1/", {"action": "answer", **positions(start)})
+    assert response.status_code == 400 and "You have not moved anything" in response.content.decode()
+    assert client.get("/profile/results/").context["result"].answered == ()
+
+
+def test_i_have_not_moved_anything_keeps_the_start_order_as_the_answer(client, instrument):
+    start = shown_order(client, "D1")
+    assert client.post("/profile/dilemmas/D1/", {"action": "keep", **positions(start)}).status_code == 302
+    assert client.get("/profile/results/").context["result"].answered == ("D1",)
+    assert shown_order(client, "D1") == start
+
+
+def test_keeping_a_moved_order_is_refused(client, instrument):
+    start = shown_order(client, "D1")
+    moved = start[1] + start[0] + start[2:]
+    response = client.post("/profile/dilemmas/D1/", {"action": "keep", **positions(moved)})
+    assert response.status_code == 400 and "You have moved responses" in response.content.decode()
+
+
+def test_a_moved_ranking_is_saved(client, instrument):
+    start = shown_order(client, "D2")
+    moved = start[::-1]
+    assert client.post("/profile/dilemmas/D2/", {"action": "answer", **positions(moved)}).status_code == 302
+    assert shown_order(client, "D2") == moved
