@@ -13,7 +13,15 @@ from typing import Any
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
 from instruments.virtuemap.answers import SLUG, run_items
-from instruments.virtuemap.models import Assignment, Dilemma, KeyCandidate, Option, ValidationResponse, Virtue
+from instruments.virtuemap.models import (
+    Assignment,
+    Dilemma,
+    KeyCandidate,
+    Option,
+    ProfilingSubmission,
+    ValidationResponse,
+    Virtue,
+)
 from llmruns.models import AgentNote, LLMModel, Result, Run, Trial
 from llmruns.selectors import result_list, run_latest, stored_trials
 from scoring import AlignmentTable, PreparedProfiles, alignment_table, key_weight_arrays, prepared_profiles
@@ -355,3 +363,27 @@ def published_profile_scores_load() -> dict[str, tuple[str, dict[str, float | No
 
 def published_profile_last_modified() -> datetime | None:
     return Result.objects.filter(instrument=INSTRUMENT).aggregate(latest=Max("published_at"))["latest"]
+
+
+def profiling_reference_scores(*, virtues: Iterable[str], exclude: Any = None) -> tuple[int, dict[str, list[float]]]:
+    """The scores of the people who consented to research use of their profiling answers, as a reference.
+
+    Returns (n, virtue id → their scores), n being the number of people with at least one score; a person
+    without a score for a virtue (no answered dilemma with its key) is not in that virtue's list. `exclude`
+    (a respondent id) leaves the person being compared out of their own reference. Scores are those stored
+    with each person's answers, from the keys of the time.
+    """
+    virtues = list(virtues)
+    submissions = ProfilingSubmission.objects.all()
+    if exclude is not None:
+        submissions = submissions.exclude(respondent_id=exclude)
+    people = 0
+    reference: dict[str, list[float]] = {virtue: [] for virtue in virtues}
+    for scores in submissions.values_list("scores", flat=True).iterator():
+        scored = {v: scores.get(v) for v in virtues if isinstance(scores, dict) and scores.get(v) is not None}
+        if not scored:
+            continue
+        people += 1
+        for virtue, score in scored.items():
+            reference[virtue].append(float(score))
+    return people, reference

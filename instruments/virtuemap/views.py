@@ -25,13 +25,14 @@ from instruments.virtuemap.selectors import (
     dilemma_list_with_options,
     profile_scores,
     profile_scoring_context,
+    profiling_reference_scores,
     published_profile_list,
     retained_key_list,
     study_is_open,
     virtue_list,
 )
 from llmruns.results import result_is_stale
-from scoring import OPTIONS, RankingError, validate_ranking
+from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.models import Respondent
 from surveys.selectors import consent_text_current, respondent_by_id
@@ -347,11 +348,33 @@ def profile_results(request: HttpRequest) -> HttpResponse:
             axis_labels=names,
             series=[RadarSeries("Your profile", person), RadarSeries(best.name, best_scores, style="model")],
         )
+    respondent = _profiling_respondent(request)
+    people, reference = profiling_reference_scores(
+        virtues=[virtue.id for virtue in virtues], exclude=respondent.pk if respondent else None
+    )
+    use_reference = people >= settings.PROFILE_REFERENCE_MIN_RESPONDENTS
+    rows = []
+    for virtue in virtues:
+        score = result.scores[virtue.id]
+        among = reference[virtue.id] if use_reference and score is not None else []
+        rows.append(
+            {
+                "virtue": virtue,
+                "score": score,
+                "percentile": percentile_rank(score, among) if among else None,
+                "reference_n": len(among),
+            }
+        )
+    scored = [row for row in rows if row["score"] is not None]
     return render(
         request,
         "virtuemap/profile_results.html",
         {
-            "rows": [{"virtue": virtue, "score": result.scores[virtue.id]} for virtue in virtues],
+            "rows": rows,
+            "example": max(scored, key=lambda row: row["score"]) if scored else None,
+            "reference_people": people,
+            "reference_min": settings.PROFILE_REFERENCE_MIN_RESPONDENTS,
+            "use_reference": use_reference,
             "result": result,
             "answered": [dilemmas[dilemma_id] for dilemma_id in result.answered],
             "skipped": [dilemmas[dilemma_id] for dilemma_id in result.skipped],
@@ -360,7 +383,7 @@ def profile_results(request: HttpRequest) -> HttpResponse:
             "best": best,
             "progress": _progress(answers, len(context.dilemmas)),
             "first": next(iter(dilemmas.values()), None),
-            "respondent": _profiling_respondent(request),
+            "respondent": respondent,
         },
     )
 

@@ -31,7 +31,7 @@ def drag_to_top(page, letter: str) -> None:
 
 
 def test_a_person_answers_five_dilemmas_by_dragging_skips_two_and_sees_the_results(
-    page, instrument, published_models, screenshot
+    page, instrument, published_models, screenshot, charts_legible
 ):
     from rest_framework.test import APIClient
 
@@ -61,6 +61,13 @@ def test_a_person_answers_five_dilemmas_by_dragging_skips_two_and_sees_the_resul
     expected = APIClient().post("/api/v1/profiles/score/", {"rankings": given}, format="json").json()["scores"]
     for virtue, score in expected.items():
         assert page.locator(f'tr[data-virtue="{virtue}"] td').inner_text() == f"{score:.1f}"
+    # In plain words: what a score means (with the person's own highest score), and that "closest" is about shape.
+    best = max(expected, key=expected.get)
+    example = page.locator("[data-score-example]")
+    assert f"score of {expected[best]:.0f}" in example.inner_text()
+    assert "shape" in page.locator("[data-closest-note]").inner_text()
+    assert "Once at least 30 people" in page.locator("[data-reference-note]").inner_text()
+    charts_legible(page)
     screenshot(page, "profile-results")
 
 

@@ -192,3 +192,37 @@ def test_a_moved_ranking_is_saved(client, instrument):
     moved = start[::-1]
     assert client.post("/profile/dilemmas/D2/", {"action": "answer", **positions(moved)}).status_code == 302
     assert shown_order(client, "D2") == moved
+
+
+# --- The results in plain words, with people's scores as the reference once there are enough ----------------
+
+
+def test_the_results_say_what_a_score_means_with_the_persons_own_highest_score(client, instrument):
+    answer(client, "D1", "CBADE")
+    page = client.get("/profile/results/")
+    best = max((row for row in page.context["rows"] if row["score"] is not None), key=lambda row: row["score"])
+    text = " ".join(page.content.decode().split())
+    assert f"{best['virtue'].name.lower()} score of {best['score']:.0f}" in text
+    assert "<strong>50</strong> is what a ranking made at random scores on average" in text
+    assert "the same <strong>shape</strong>, not the same level" in text or "No comparison" in text
+
+
+def test_people_are_the_reference_only_once_enough_have_consented(client, instrument, consent_texts, settings):
+    from instruments.virtuemap.models import ProfilingSubmission
+    from instruments.virtuemap.plugin import PROFILING
+    from surveys.services import respondent_consent
+
+    settings.PROFILE_REFERENCE_MIN_RESPONDENTS = 4
+    for wisdom in (10.0, 20.0, 30.0):
+        person = respondent_consent(study=PROFILING, consent_version="1", accept=True).respondent
+        ProfilingSubmission.objects.create(
+            respondent=person, rankings={"D1": "ABCDE"}, scores={"wisdom": wisdom}, keys_used=[]
+        )
+    answer(client, "D1", "CBADE")  # wisdom 95
+    page = " ".join(client.get("/profile/results/").content.decode().split())
+    assert "Once at least 4 people" in page and "(so far: 3)" in page and "data-percentile" not in page
+    person = respondent_consent(study=PROFILING, consent_version="1", accept=True).respondent
+    ProfilingSubmission.objects.create(respondent=person, rankings={}, scores={"wisdom": 95.0}, keys_used=[])
+    page = " ".join(client.get("/profile/results/").content.decode().split())
+    # Three lower and one equal: 100 · (3 + ½) / 4 = 87.5, shown as 88.
+    assert "higher than 88% of 4 people" in page
