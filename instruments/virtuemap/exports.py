@@ -62,6 +62,11 @@ KEYS_CODEBOOK: list[tuple[str, str]] = [
     ("wilson_low", "Lower bound of the Wilson 95% score interval of q."),
     ("wilson_high", "Upper bound of the Wilson 95% score interval of q."),
     ("decided_at", "UTC timestamp of retention or rejection; empty while open."),
+    (
+        "override",
+        "1 if a researcher decided on this candidate against the promotion rule (e.g. retained it with N = 0), "
+        "explicitly and with a reason (see the candidate's audit trail); else 0.",
+    ),
 ]
 
 
@@ -132,6 +137,7 @@ def key_statistics_csv() -> str:
                 f"{wilson[0]:.6f}" if wilson else "",
                 f"{wilson[1]:.6f}" if wilson else "",
                 candidate.decided_at.isoformat() if candidate.decided_at else "",
+                int(candidate.overridden),
             ]
         )
     return _csv([column for column, _ in KEYS_CODEBOOK], rows)

@@ -265,6 +265,11 @@ class KeyDecision(models.Model):
     candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="decisions")
     action = models.CharField(max_length=16, choices=Action.choices)
     automatic = models.BooleanField(help_text="Taken by the promotion rule rather than by a person.")
+    override = models.BooleanField(
+        default=False,
+        help_text="A researcher's decision against the promotion rule (e.g. retaining a candidate with N = 0), "
+        "taken explicitly with a reason.",
+    )
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 
 from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.models import (
     Assignment,
     Dilemma,
     KeyCandidate,
+    KeyDecision,
     Option,
     ProfilingSubmission,
     ValidationResponse,
@@ -238,7 +239,12 @@ def validation_responses_for_export() -> QuerySet[ValidationResponse]:
 
 
 def key_candidates_for_export() -> QuerySet[KeyCandidate]:
-    return KeyCandidate.objects.order_by("dilemma__position", "virtue__position", "round")
+    """Every candidate in instrument order, with `overridden`: whether a researcher decided on it against the
+    promotion rule (a `KeyDecision` marked as an override)."""
+    overrides = KeyDecision.objects.filter(candidate=OuterRef("pk"), override=True)
+    return KeyCandidate.objects.annotate(overridden=Exists(overrides)).order_by(
+        "dilemma__position", "virtue__position", "round"
+    )
 
 
 def study_is_open() -> bool:
