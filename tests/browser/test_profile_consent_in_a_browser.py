@@ -4,6 +4,7 @@ keyboard, skips, the results, and withdrawal, which deletes what was stored."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from instruments.virtuemap.models import ProfilingSubmission
 from instruments.virtuemap.plugin import PROFILING
@@ -30,7 +31,8 @@ def test_a_consenting_person_answers_by_keyboard_skips_the_rest_sees_results_and
     start = letters(page)
     save = page.get_by_role("button", name="Save my ranking")
     keep = page.get_by_role("button", name="I have not moved anything: this order is my answer")
-    assert save.is_disabled() and keep.is_enabled()
+    expect(save).to_be_disabled()  # waits for the script, which may run after the page is first shown
+    assert keep.is_enabled()
     last = start[-1]
     for _ in range(4):
         page.get_by_role("button", name=f"Move response {last} up").press("Enter")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,7 +44,7 @@ def test_a_person_answers_five_dilemmas_by_dragging_skips_two_and_sees_the_resul
         start = page.locator(".ranking-item").evaluate_all("rows => rows.map(row => row.dataset.letter)")
         starts.append(start)
         if dilemma in ANSWERED:
-            assert page.get_by_role("button", name="Save my ranking").is_disabled()
+            expect(page.get_by_role("button", name="Save my ranking")).to_be_disabled()
             drag_to_top(page, start[-1])
             order = page.locator(".ranking-item").evaluate_all("rows => rows.map(row => row.dataset.letter)")
             assert order == [start[-1], *start[:-1]], f"dragging did not move {start[-1]} up on {dilemma}: {order}"

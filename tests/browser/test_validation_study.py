@@ -41,6 +41,7 @@ def consent(page) -> None:
 
 def assert_equal_choice(page, *, moved: bool) -> None:
     """Confirm and Submit my correction: the same size and style; only the one that fits the list is enabled."""
+    page.wait_for_selector(".ranking--enhanced")  # the script has run
     confirm = page.get_by_role("button", name="Confirm", exact=True)
     correct = page.get_by_role("button", name="Submit my correction")
     a, b = confirm.bounding_box(), correct.bounding_box()
