@@ -255,3 +255,22 @@ def stopping_decision(
     if at_cap:
         return StoppingDecision(stop=True, reason=StopReason.MAX_RUNS)
     return StoppingDecision(stop=False, reason=StopReason.CONTINUE)
+
+
+# --- A score among other people's ------------------------------------------------------------------------
+
+
+def percentile_rank(value: float, reference: Sequence[float]) -> float:
+    """Return the mid-rank percentile of ``value`` among ``reference``, in [0, 100].
+
+    FORMULA: PR = 100 · (#{r < value} + ½ · #{r = value}) / n, the share of the reference below the value,
+    counting ties as half below (so a value equal to every reference value sits at 50). Raises ValueError
+    for an empty reference or a non-finite value.
+    """
+    if not reference:
+        raise ValueError("the reference is empty")
+    if not math.isfinite(value):
+        raise ValueError("the value must be finite")
+    below = sum(1 for other in reference if other < value)
+    equal = sum(1 for other in reference if other == value)
+    return 100.0 * (below + 0.5 * equal) / len(reference)

@@ -72,6 +72,29 @@ class StrictBooleanField(serializers.BooleanField):
         self.fail("invalid")
 
 
+def refuse_unknown_fields(data: Any, known: Any) -> None:
+    """Raise a 400 naming every top-level field of a JSON object body that the operation does not know.
+
+    Every API body is checked this way, so a misspelt field ("confirmd") is an error rather than silently ignored:
+    the message names the fields and `extra.fields.unknown` lists them (docs/api.md, "Unknown fields").
+    """
+    if not isinstance(data, dict):
+        return
+    unknown = sorted(str(name) for name in data if name not in set(known))
+    if unknown:
+        raise exceptions.ValidationError(
+            {"non_field_errors": [f"Unknown field(s): {', '.join(unknown)}."], "unknown": unknown}
+        )
+
+
+class StrictSerializer(serializers.Serializer):
+    """A request body serializer that refuses fields it does not declare (`refuse_unknown_fields`)."""
+
+    def validate(self, data: Any) -> Any:
+        refuse_unknown_fields(self.initial_data, self.fields)
+        return super().validate(data)
+
+
 class PageNumberPagination(pagination.PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 200

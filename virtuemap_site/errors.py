@@ -59,6 +59,22 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]):
     return response
 
 
+def not_found(request, exception=None):
+    """The site's 404: under /api/ the API's JSON error shape (a program asked), elsewhere Django's HTML page.
+
+    Installed as `handler404`, so it answers every path no URL pattern matches (with DEBUG off; with DEBUG on Django
+    shows its technical page instead) after APPEND_SLASH has had its chance to redirect.
+    """
+    from django.views.defaults import page_not_found
+
+    from virtuemap_site.request_guards import api_error, is_api
+
+    if not is_api(request):
+        return page_not_found(request, exception)
+    path = _encodable(request.path)
+    return api_error(f"No API endpoint at {path}; the operations are listed at /api/docs/.", 404, path=path)
+
+
 def _encodable(data: Any) -> Any:
     """`data` with every string made encodable as UTF-8. Error bodies echo the client's input (an unknown
     dilemma id, an unknown field name), and a lone surrogate in it, which JSON may carry as `"\\ud800"`,

@@ -308,6 +308,9 @@ STUDY_ITEMS_PER_RESPONDENT = env.int("STUDY_ITEMS_PER_RESPONDENT", default=10)
 STUDY_ATTENTION_CHECKS = env.int("STUDY_ATTENTION_CHECKS", default=1)
 STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", default=30)
 KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
+# A person's profiling results are set against the scores of the people who consented to research use once at least
+# this many have answered, so that "higher than 60% of people" rests on enough people to mean something.
+PROFILE_REFERENCE_MIN_RESPONDENTS = env.int("PROFILE_REFERENCE_MIN_RESPONDENTS", default=30)
 # A string so that 0.95 reaches the promotion rule as the exact fraction 19/20, not a binary float.
 KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
 # An automatic decision whose evidence looks manufactured (answers too fast, in a burst, from one network, identical
@@ -323,7 +326,7 @@ STUDY_COMPLETION_CODE_FAILED_CHECKS = env.str("STUDY_COMPLETION_CODE_FAILED_CHEC
 STUDY_PANEL_REDIRECT_URL = env.str(
     "STUDY_PANEL_REDIRECT_URL", default="https://app.prolific.com/submissions/complete?cc={code}"
 )
-for _name in ("STUDY_ITEMS_PER_RESPONDENT", "KEY_MIN_EVALUATIONS"):
+for _name in ("STUDY_ITEMS_PER_RESPONDENT", "KEY_MIN_EVALUATIONS", "PROFILE_REFERENCE_MIN_RESPONDENTS"):
     if globals()[_name] < 1:
         raise ValueError(f"{_name} must be at least 1")
 if STUDY_ATTENTION_CHECKS < 0:

@@ -75,3 +75,5 @@ urlpatterns = [
 
 # A database connection error outside a view (a middleware reading the session) is a 503 too, not a 500.
 handler500 = "virtuemap_site.unavailable.server_error"
+# Unknown paths under /api/ answer the API's JSON error shape, not an HTML page.
+handler404 = "virtuemap_site.errors.not_found"

@@ -66,6 +66,15 @@ class DecisionReasonForm(forms.Form):
     )
 
 
+class PromotionForm(DecisionReasonForm):
+    override = forms.BooleanField(
+        required=False,
+        label="Override the promotion rule",
+        help_text="Needed to promote a candidate the rule would not retain on its evidence (e.g. N = 0). The "
+        "decision is then marked as an override in the audit trail and in the key statistics export.",
+    )
+
+
 class KeyDecisionInline(ViewOnlyAdminMixin, admin.TabularInline):
     """The candidate's audit trail, read-only: who or what decided, when, why, and on what evidence."""
 
@@ -77,6 +86,7 @@ class KeyDecisionInline(ViewOnlyAdminMixin, admin.TabularInline):
         "created_at",
         "action",
         "automatic",
+        "override",
         "decided_by_username",
         "reason",
         "n_evaluations",
@@ -187,14 +197,16 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
         )
         return format_html("<table><thead><tr><th>option</th>{}</tr></thead><tbody>{}</tbody></table>", header, body)
 
-    def _decide(self, request, queryset, service, verb: str):
-        """An action with an intermediate page asking for the reason; the service records it."""
-        form = DecisionReasonForm(request.POST if "apply" in request.POST else None)
+    def _decide(self, request, queryset, service, verb: str, form_class=DecisionReasonForm):
+        """An action with an intermediate page asking for the reason (and, to promote, whether to override the
+        rule); the service records it."""
+        form = form_class(request.POST if "apply" in request.POST else None)
         if form.is_valid():
             done = 0
+            options = {name: value for name, value in form.cleaned_data.items() if name != "reason"}
             for candidate in queryset:
                 try:
-                    service(candidate=candidate, user=request.user, reason=form.cleaned_data["reason"])
+                    service(candidate=candidate, user=request.user, reason=form.cleaned_data["reason"], **options)
                     done += 1
                 except ApplicationError as error:
                     self.message_user(request, f"{candidate}: {error.message}", messages.ERROR)
@@ -218,7 +230,7 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
 
     @admin_action(permission=CHANGE_KEYS, description="Promote (retain) selected candidates…")
     def promote(self, request, queryset):
-        return self._decide(request, queryset, services.key_candidate_promote, "promote")
+        return self._decide(request, queryset, services.key_candidate_promote, "promote", PromotionForm)
 
     @admin_action(permission=CHANGE_KEYS, description="Reject selected candidates…")
     def reject(self, request, queryset):

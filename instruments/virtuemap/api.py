@@ -32,6 +32,7 @@ from virtuemap_site.api import (
     JSONParser,
     PlainJSONRequestMixin,
     error_responses,
+    refuse_unknown_fields,
 )
 from virtuemap_site.errors import ApplicationError
 
@@ -212,6 +213,7 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
                 'the body must be a JSON object with "rankings"',
                 {"errors": [{"dilemma": None, "problem": "not_an_object", "message": "the body is not an object"}]},
             )
+        refuse_unknown_fields(request.data, ("rankings",))
         result = services.profile_score(rankings=request.data.get("rankings"))
         return Response(_profile_score_body(result))
 

@@ -14,8 +14,17 @@ from dataclasses import dataclass
 WIDTH = 540
 HEIGHT = 360
 CENTRE = (WIDTH / 2, 185.0)
-RADIUS = 130.0
+RADIUS = 110.0
+# Text sizes in the chart's own units. A phone shows the chart about 0.6 times its size, so these stay at 12 px or
+# more on screen; the view box is widened to fit the axis labels (`_label_extent`), so none is cut at the edge.
+LABEL_FONT = 22
+RING_FONT = 21
+# The widest a character of the label font can be, as a fraction of the font size (bold sans-serif capitals).
+CHAR_WIDTH_EM = 0.7
 LABEL_GAP = 24.0
+# Ring values sit on the bisector between the first axis and the last, where no marker can be (markers are on the
+# axes), at the far side of the point from both axes.
+RING_LABEL_OFFSET = 4.0
 SCALE_MAX = 100.0
 
 
@@ -58,6 +67,7 @@ class DrawnSeries:
 class RadarChart:
     width: int
     height: int
+    min_x: float  # the view box runs from min_x to min_x + width, wide enough for every axis label
     axis_min: float
     axes: tuple[tuple[Point, Point], ...]  # centre → outer end of each axis
     rings: tuple[tuple[float, str], ...]  # (level, polygon points) from the inside out
@@ -65,6 +75,19 @@ class RadarChart:
     labels: tuple[AxisLabel, ...]
     series: tuple[DrawnSeries, ...]
     caption: str
+    label_font: int = LABEL_FONT
+    ring_font: int = RING_FONT
+
+
+def _label_extent(labels: Sequence[AxisLabel]) -> tuple[float, float]:
+    """The leftmost and rightmost x any axis label can reach, from its anchor and a generous width estimate."""
+    left, right = [], []
+    for label in labels:
+        extent = len(label.text) * LABEL_FONT * CHAR_WIDTH_EM
+        start = {"start": label.x, "middle": label.x - extent / 2, "end": label.x - extent}[label.anchor]
+        left.append(start)
+        right.append(start + extent)
+    return (min(left, default=0.0), max(right, default=float(WIDTH)))
 
 
 def axis_minimum(values: Sequence[float | None]) -> float:
@@ -96,8 +119,20 @@ def radar_chart(
 
     levels = [axis_min + span * step / 4 for step in range(1, 5)]
     rings = tuple((level, " ".join(at(i, level).svg for i in range(n))) for level in levels)
-    # Beside the upright first axis, not on it.
-    ring_labels = tuple((f"{level:g}", Point(at(0, level).x + 4, at(0, level).y)) for level in [axis_min, *levels])
+    # Between the first axis and the last, never on an axis (where the markers are). The innermost ring and the
+    # centre are left unlabelled: that close to the centre a label would reach the last axis's markers (the
+    # centre's value is in the caption).
+    between = -math.pi / 2 - math.pi / n
+    ring_labels = tuple(
+        (
+            f"{level:g}",
+            Point(
+                CENTRE[0] + RADIUS * (level - axis_min) / span * math.cos(between) - RING_LABEL_OFFSET,
+                CENTRE[1] + RADIUS * (level - axis_min) / span * math.sin(between),
+            ),
+        )
+        for level in levels[1:]
+    )
     labels = []
     for index, text in enumerate(axis_labels):
         end = at(index, SCALE_MAX)
@@ -118,9 +153,13 @@ def radar_chart(
         )
     else:
         caption = "Scores are on a 0–100 scale; the centre of the chart is 0."
+    left, right = _label_extent(labels)
+    min_x = min(0.0, left - 4)
+    width = max(float(WIDTH), right + 4) - min_x
     return RadarChart(
-        width=WIDTH,
+        width=round(width),
         height=HEIGHT,
+        min_x=round(min_x),
         axis_min=axis_min,
         axes=tuple((Point(*CENTRE), at(i, SCALE_MAX)) for i in range(n)),
         rings=rings,

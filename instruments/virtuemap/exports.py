@@ -20,6 +20,17 @@ RESPONSES_CODEBOOK: list[tuple[str, str]] = [
     ("submitted_ordering", "The ordering the respondent endorsed: the candidate's when confirmed, else theirs."),
     ("displayed_order", "The order in which the options were first shown to the respondent."),
     ("time_on_item_ms", "Milliseconds from serving the item to the answer."),
+    (
+        "time_measured_by",
+        "Which clock measured time_on_item_ms: client (the page's script, from showing the item to the answer, "
+        "or the API client's report) or server (from serving the item); blank before this was recorded.",
+    ),
+    (
+        "presentation",
+        "How the item was shown: in_place (the proposed order once, reorderable in place, Confirm and Submit my "
+        "correction side by side and equally prominent), api (the study API); blank before this was recorded "
+        "(the earlier page: a large Confirm button above a collapsed correction form).",
+    ),
     ("submitted_at", "UTC timestamp of the answer (ISO 8601)."),
     ("counted", "1 if the answer arrived while the candidate was open (it then counts unless flagged), else 0."),
     ("consent_version", "Version of the consent text the respondent agreed to."),
@@ -51,6 +62,11 @@ KEYS_CODEBOOK: list[tuple[str, str]] = [
     ("wilson_low", "Lower bound of the Wilson 95% score interval of q."),
     ("wilson_high", "Upper bound of the Wilson 95% score interval of q."),
     ("decided_at", "UTC timestamp of retention or rejection; empty while open."),
+    (
+        "override",
+        "1 if a researcher decided on this candidate against the promotion rule (e.g. retained it with N = 0), "
+        "explicitly and with a reason (see the candidate's audit trail); else 0.",
+    ),
 ]
 
 
@@ -84,6 +100,8 @@ def responses_csv() -> str:
                 response.ordering,
                 response.displayed_order,
                 response.time_on_item_ms if response.time_on_item_ms is not None else "",
+                response.time_measured_by,
+                response.presentation,
                 response.submitted_at.isoformat(),
                 int(response.counted),
                 respondent.consent_version,
@@ -119,6 +137,7 @@ def key_statistics_csv() -> str:
                 f"{wilson[0]:.6f}" if wilson else "",
                 f"{wilson[1]:.6f}" if wilson else "",
                 candidate.decided_at.isoformat() if candidate.decided_at else "",
+                int(candidate.overridden),
             ]
         )
     return _csv([column for column, _ in KEYS_CODEBOOK], rows)

@@ -57,6 +57,11 @@ class RankingForm(forms.Form):
             raise forms.ValidationError(f"Please give each response its own position: {error}.") from None
         return cleaned
 
+    @property
+    def initial_order(self) -> str:
+        """The order the list is first shown in, as letters ("CBDAE")."""
+        return "".join(self.initial_ranking)
+
     def position_field(self, letter: str) -> forms.BoundField:
         return self[f"position_{letter}"]
 

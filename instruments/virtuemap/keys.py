@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
@@ -16,7 +17,7 @@ from instruments.virtuemap.models import (
     KeyDecision,
 )
 from scoring.integrity import Concern
-from scoring.promotion import PromotionOutcome, kemeny_consensus
+from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from virtuemap_site.errors import ApplicationError
 
 
@@ -44,12 +45,14 @@ def key_decision_record(
     user: Any = None,
     related: KeyCandidate | None = None,
     concerns: Sequence[Concern] = (),
+    override: bool = False,
 ) -> KeyDecision:
     evidence = selectors.key_candidate_evidence(candidate=candidate)
     return KeyDecision.objects.create(
         candidate=candidate,
         action=action,
         automatic=user is None,
+        override=override,
         decided_by=user,
         decided_by_username=user.get_username() if user is not None else "",
         reason=reason,
@@ -85,7 +88,7 @@ def candidate_hold(*, candidate: KeyCandidate, outcome: PromotionOutcome, concer
     key_decision_record(candidate=candidate, action=KeyDecision.Action.HELD, reason=reason, concerns=concerns)
 
 
-def candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None) -> None:
+def candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None, override: bool = False) -> None:
     now = timezone.now()
     previous = list(
         KeyCandidate.objects.select_for_update()
@@ -102,7 +105,9 @@ def candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None) 
     candidate.decided_at = now
     _review_clear(candidate)
     candidate.save(update_fields=["status", "decided_at", "needs_review", "review_reasons", "updated_at"])
-    key_decision_record(candidate=candidate, action=KeyDecision.Action.RETAINED, reason=reason, user=user)
+    key_decision_record(
+        candidate=candidate, action=KeyDecision.Action.RETAINED, reason=reason, user=user, override=override
+    )
 
 
 def candidate_reject(*, candidate: KeyCandidate, reason: str, user: Any = None, open_next: bool = True) -> None:
@@ -145,14 +150,33 @@ def _reason_required(reason: str) -> str:
 
 
 @transaction.atomic
-def key_candidate_promote(*, candidate: KeyCandidate, user: Any, reason: str) -> KeyCandidate:
+def key_candidate_promote(*, candidate: KeyCandidate, user: Any, reason: str, override: bool = False) -> KeyCandidate:
     """Retain a candidate by a researcher's decision, superseding the pair's current key, with the reason
-    recorded. An open candidate of the same pair stays open (it may yet supersede this one)."""
+    recorded. An open candidate of the same pair stays open (it may yet supersede this one).
+
+    Guard rail: when the promotion rule would not retain the candidate on its evidence (N ≤ KEY_MIN_EVALUATIONS or
+    Y/N below KEY_MIN_CONFIRMATION — e.g. N = 0), the promotion is refused unless `override` is set explicitly; an
+    override is marked as such in the decision trail (`KeyDecision.override`) and in the key statistics export.
+    """
     reason = _reason_required(reason)
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
     if candidate.status == KeyCandidate.Status.RETAINED:
         raise ApplicationError(f"{candidate} is already retained.")
-    candidate_retain(candidate=candidate, reason=reason, user=user)
+    rule = promotion_decision(
+        candidate.n_evaluations,
+        candidate.n_confirmations,
+        settings.KEY_MIN_EVALUATIONS,
+        settings.KEY_MIN_CONFIRMATION,
+    )
+    against_rule = rule.outcome is not PromotionOutcome.RETAINED
+    if against_rule and not override:
+        raise ApplicationError(
+            f"The promotion rule does not retain {candidate} (N = {candidate.n_evaluations}, "
+            f"Y = {candidate.n_confirmations}; the rule says {rule.outcome.value}). To promote it anyway, choose "
+            "“override the rule” and give the reason: the decision is then marked as an override.",
+            {"field": "override", "rule": rule.outcome.value},
+        )
+    candidate_retain(candidate=candidate, reason=reason, user=user, override=against_rule)
     return candidate
 
 

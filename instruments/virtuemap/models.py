@@ -210,12 +210,30 @@ class ValidationResponse(models.Model):
     respondent is not flagged; N and Y always equal those counts.
     """
 
+    class Presentation(models.TextChoices):
+        # What the respondent saw when answering. Blank: answered before this was recorded, on the earlier page
+        # whose large "Confirm this order" button stood above a collapsed correction form.
+        IN_PLACE = "in_place", "Web page: the proposed order once, reorderable in place, two equal buttons"
+        API = "api", "The study API (the client's own presentation)"
+
     respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="validation_responses")
     candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="responses")
     confirmed = models.BooleanField()
     ordering = models.CharField(max_length=5)
     displayed_order = models.CharField(max_length=5)
+    presentation = models.CharField(
+        max_length=16,
+        choices=Presentation.choices,
+        blank=True,
+        help_text="How the item was presented; blank for answers given before this was recorded.",
+    )
     time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    time_measured_by = models.CharField(
+        max_length=8,
+        choices=[("server", "Server: from serving the item"), ("client", "Client: from showing the page")],
+        blank=True,
+        help_text="Which clock measured time_on_item_ms; blank for answers given before this was recorded.",
+    )
     counted = models.BooleanField(help_text="False when it arrived after the candidate was decided.")
     submitted_at = models.DateTimeField()
 
@@ -247,6 +265,11 @@ class KeyDecision(models.Model):
     candidate = models.ForeignKey(KeyCandidate, on_delete=models.CASCADE, related_name="decisions")
     action = models.CharField(max_length=16, choices=Action.choices)
     automatic = models.BooleanField(help_text="Taken by the promotion rule rather than by a person.")
+    override = models.BooleanField(
+        default=False,
+        help_text="A researcher's decision against the promotion rule (e.g. retaining a candidate with N = 0), "
+        "taken explicitly with a reason.",
+    )
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -297,6 +320,17 @@ class ProfilingSubmission(models.Model):
 
     respondent = models.OneToOneField(Respondent, on_delete=models.CASCADE, related_name="profiling_submission")
     rankings = models.JSONField(help_text='Dilemma id → ranking ("CBADE"), null when skipped.')
+    start_orders = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Dilemma id → the order the responses were first shown in (random per person), for the dilemmas "
+        "shown by the questionnaire; empty for answers stored before this was recorded.",
+    )
+    kept_unmoved = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Dilemma ids where the person chose “I have not moved anything” and kept the order shown.",
+    )
     scores = models.JSONField(help_text="Virtue id → score 0–100, null without an answered dilemma for it.")
     keys_used = models.JSONField(help_text="Ids of the retained key candidates the scores used.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -149,19 +149,39 @@ def _ranking_errors(errors: list[tuple[str | None, str, str]]) -> ApplicationErr
 
 
 @transaction.atomic
-def profiling_submission_store(*, respondent: Respondent, rankings: Mapping[str, str | None]) -> ProfilingSubmission:
+def profiling_submission_store(
+    *,
+    respondent: Respondent,
+    rankings: Mapping[str, str | None],
+    start_orders: Mapping[str, str] | None = None,
+    kept_unmoved: list[str] | None = None,
+) -> ProfilingSubmission:
     """Store (or replace) the profiling answers of a respondent who consented to research use.
 
     ``rankings`` maps dilemma id → ranking letters ("CBADE") or None for a skipped dilemma. The scores and the
-    keys used are stored with them. Refuses (ApplicationError) a respondent of another study, since only
+    keys used are stored with them, and what the questionnaire showed: ``start_orders`` (dilemma id → the random
+    order the responses were first shown in) and ``kept_unmoved`` (dilemmas answered with "I have not moved
+    anything"). Start orders that are not permutations of A–E, and kept dilemmas without a ranking, are refused.
+    Refuses (ApplicationError) a respondent of another study, since only
     consent to the profiling study's text covers these answers, and rankings that `profile_score` refuses.
     """
     if respondent.study != PROFILING:
         raise ApplicationError("Only consent to the profiling questionnaire covers storing its answers.", status=403)
     result = profile_score(rankings={d: (list(r) if r else None) for d, r in rankings.items()})
+    start_orders = dict(start_orders or {})
+    kept_unmoved = list(kept_unmoved or [])
+    for dilemma, order in start_orders.items():
+        try:
+            validate_ranking(list(order))
+        except RankingError as error:
+            raise ApplicationError(f"Start order of {dilemma}: {error}.", {"field": "start_orders"}) from None
+    if any(not rankings.get(dilemma) for dilemma in kept_unmoved):
+        raise ApplicationError("A dilemma kept unmoved must have a ranking.", {"field": "kept_unmoved"})
     submission, _ = ProfilingSubmission.objects.update_or_create(
         respondent=respondent,
         defaults={
+            "start_orders": start_orders,
+            "kept_unmoved": kept_unmoved,
             "rankings": {dilemma: (ranking or None) for dilemma, ranking in rankings.items()},
             "scores": result.scores,
             "keys_used": [key.id for key in result.keys],

@@ -10,10 +10,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 
 from instruments.virtuemap.answers import SLUG, run_items
-from instruments.virtuemap.models import Assignment, Dilemma, KeyCandidate, Option, ValidationResponse, Virtue
+from instruments.virtuemap.models import (
+    Assignment,
+    Dilemma,
+    KeyCandidate,
+    KeyDecision,
+    Option,
+    ProfilingSubmission,
+    ValidationResponse,
+    Virtue,
+)
 from llmruns.diagnostics import run_diagnostics
 from llmruns.models import AgentNote, LLMModel, Result, Run, Trial
 from llmruns.selectors import result_list, run_latest, stored_trials
@@ -231,7 +240,12 @@ def validation_responses_for_export() -> QuerySet[ValidationResponse]:
 
 
 def key_candidates_for_export() -> QuerySet[KeyCandidate]:
-    return KeyCandidate.objects.order_by("dilemma__position", "virtue__position", "round")
+    """Every candidate in instrument order, with `overridden`: whether a researcher decided on it against the
+    promotion rule (a `KeyDecision` marked as an override)."""
+    overrides = KeyDecision.objects.filter(candidate=OuterRef("pk"), override=True)
+    return KeyCandidate.objects.annotate(overridden=Exists(overrides)).order_by(
+        "dilemma__position", "virtue__position", "round"
+    )
 
 
 def study_is_open() -> bool:
@@ -363,3 +377,27 @@ def published_profile_scores_load() -> dict[str, tuple[str, dict[str, float | No
 
 def published_profile_last_modified() -> datetime | None:
     return Result.objects.filter(instrument=INSTRUMENT).aggregate(latest=Max("published_at"))["latest"]
+
+
+def profiling_reference_scores(*, virtues: Iterable[str], exclude: Any = None) -> tuple[int, dict[str, list[float]]]:
+    """The scores of the people who consented to research use of their profiling answers, as a reference.
+
+    Returns (n, virtue id → their scores), n being the number of people with at least one score; a person
+    without a score for a virtue (no answered dilemma with its key) is not in that virtue's list. `exclude`
+    (a respondent id) leaves the person being compared out of their own reference. Scores are those stored
+    with each person's answers, from the keys of the time.
+    """
+    virtues = list(virtues)
+    submissions = ProfilingSubmission.objects.all()
+    if exclude is not None:
+        submissions = submissions.exclude(respondent_id=exclude)
+    people = 0
+    reference: dict[str, list[float]] = {virtue: [] for virtue in virtues}
+    for scores in submissions.values_list("scores", flat=True).iterator():
+        scored = {v: scores.get(v) for v in virtues if isinstance(scores, dict) and scores.get(v) is not None}
+        if not scored:
+            continue
+        people += 1
+        for virtue, score in scored.items():
+            reference[virtue].append(float(score))
+    return people, reference

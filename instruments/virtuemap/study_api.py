@@ -43,6 +43,7 @@ from virtuemap_site.api import (
     AnonymousPostThrottle,
     ErrorSerializer,
     StrictBooleanField,
+    StrictSerializer,
 )
 
 STUDY = VALIDATION
@@ -147,7 +148,7 @@ class ConsentApi(APIView):
         text_hash = serializers.CharField()
 
     @extend_schema_serializer(component_name="ConsentRequest")
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         consent_version = serializers.CharField(max_length=32)
         accept = StrictBooleanField()
         panel = serializers.DictField(
@@ -257,7 +258,7 @@ class NextItemApi(RespondentApiView):
 
 class ResponseCreateApi(RespondentApiView):
     @extend_schema_serializer(component_name="StudyResponseRequest")
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         candidate = serializers.IntegerField(required=False)
         attention_check = serializers.IntegerField(required=False)
         confirmed = StrictBooleanField(required=False)
@@ -266,9 +267,7 @@ class ResponseCreateApi(RespondentApiView):
         time_on_item_ms = serializers.IntegerField(required=False, min_value=0)
 
         def validate(self, data):
-            unknown = set(self.initial_data) - set(self.fields) if isinstance(self.initial_data, dict) else set()
-            if unknown:
-                raise serializers.ValidationError(f"Unknown field(s): {', '.join(sorted(unknown))}.")
+            data = super().validate(data)
             if ("candidate" in data) == ("attention_check" in data):
                 raise serializers.ValidationError("Send either 'candidate' or 'attention_check'.")
             if "candidate" in data and "confirmed" not in data:
@@ -343,7 +342,7 @@ class RespondentApi(RespondentApiView):
         progress = serializers.DictField(child=serializers.IntegerField())
 
     @extend_schema_serializer(component_name="StudyDemographics")
-    class DemographicsSerializer(serializers.Serializer):
+    class DemographicsSerializer(StrictSerializer):
         age_band = serializers.ChoiceField(Respondent.AgeBand.choices, required=False, allow_blank=True)
         gender = serializers.ChoiceField(Respondent.Gender.choices, required=False, allow_blank=True)
         country = serializers.ChoiceField(Respondent.Country.choices, required=False, allow_blank=True)

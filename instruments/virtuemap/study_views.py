@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from instruments.virtuemap.forms import RankingForm
-from instruments.virtuemap.models import Assignment
+from instruments.virtuemap.models import Assignment, ValidationResponse
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import assignment_for_display, respondent_progress, study_is_open
 from instruments.virtuemap.validation import (
@@ -137,24 +137,33 @@ def study_item(request: HttpRequest) -> HttpResponse:
         if str(assignment.pk) != request.POST.get("assignment"):
             # A stale tab or the back button: the answer belongs to an item already answered.
             return redirect("study-item")
-        confirm = assignment.kind == Assignment.Kind.VALIDATION and request.POST.get("action") == "confirm"
-        if confirm or form.is_valid():
-            try:
-                if assignment.kind == Assignment.Kind.ATTENTION_CHECK:
+        if assignment.kind == Assignment.Kind.ATTENTION_CHECK:
+            if form.is_valid():
+                try:
                     attention_check_submit(
                         respondent=respondent, assignment_id=assignment.pk, ordering=list(form.cleaned_data["ranking"])
                     )
+                except ApplicationError as error:
+                    form.add_error(None, error.message)
                 else:
+                    return redirect("study-item")
+        else:
+            verdict = _validation_verdict(request, form, proposed=assignment.displayed_order)
+            if verdict is not None:
+                confirmed, ordering = verdict
+                try:
                     validation_response_submit(
                         respondent=respondent,
                         candidate_id=assignment.candidate_id,
-                        confirmed=confirm,
-                        ordering=None if confirm else list(form.cleaned_data["ranking"]),
+                        confirmed=confirmed,
+                        ordering=ordering,
+                        time_on_item_ms=_elapsed_ms(request),
+                        presentation=ValidationResponse.Presentation.IN_PLACE,
                     )
-            except ApplicationError as error:
-                form.add_error(None, error.message)
-            else:
-                return redirect("study-item")
+                except ApplicationError as error:
+                    form.add_error(None, error.message)
+                else:
+                    return redirect("study-item")
     progress = respondent_progress(respondent=respondent)
     return render(
         request,
@@ -162,8 +171,6 @@ def study_item(request: HttpRequest) -> HttpResponse:
         {
             "respondent": respondent,
             "assignment": assignment,
-            "options": sorted(options.items()),
-            "proposed": [(letter, options[letter]) for letter in assignment.displayed_order],
             "form": form,
             "progress": progress,
             "position": progress["answered"] + 1,
@@ -171,6 +178,52 @@ def study_item(request: HttpRequest) -> HttpResponse:
             and f"To show that you are reading carefully, please place response {assignment.check_letter} first.",
         },
     )
+
+
+CONFIRM, CORRECT = "confirm", "correct"
+MOVED_BUT_CONFIRMED = (
+    "You have moved responses, so this is no longer the proposed order. Press “Submit my correction” to send "
+    "your order, or put the responses back in the proposed order to confirm it."
+)
+NOT_MOVED_BUT_CORRECTED = (
+    "This is still the proposed order: nothing has been moved. Press “Confirm” if you agree with it, or move "
+    "responses to correct it."
+)
+
+
+def _validation_verdict(request: HttpRequest, form: RankingForm, *, proposed: str) -> tuple[bool, list | None] | None:
+    """(confirmed, ordering) for the pressed button, or None with an error on the form.
+
+    The list on the page starts as the proposed order. "Confirm" sends it unchanged (a client that sends no positions
+    confirms too); "Submit my correction" sends a changed order. A button that does not match the list — possible
+    without JavaScript, where both are always enabled — is refused with a message rather than read one way or the
+    other, so no answer is recorded that the person did not choose.
+    """
+    action = request.POST.get("action")
+    if action not in (CONFIRM, CORRECT):
+        form.add_error(None, "Please choose “Confirm” or “Submit my correction”.")
+        return None
+    sent_positions = any(name.startswith(f"{form.prefix}-position_") for name in request.POST)
+    if action == CONFIRM and not sent_positions:
+        return True, None
+    if not form.is_valid():
+        return None
+    ordering = "".join(form.cleaned_data["ranking"])
+    if action == CONFIRM:
+        if ordering != proposed:
+            form.add_error(None, MOVED_BUT_CONFIRMED)
+            return None
+        return True, None
+    if ordering == proposed:
+        form.add_error(None, NOT_MOVED_BUT_CORRECTED)
+        return None
+    return False, list(ordering)
+
+
+def _elapsed_ms(request: HttpRequest) -> int | None:
+    """The page script's time from showing the item to the press of a button, if it sent a plausible one."""
+    value = request.POST.get("elapsed_ms", "")
+    return int(value) if value.isdigit() and len(value) <= 9 else None
 
 
 def _completion_context(code: str | None, panel: bool) -> dict:

@@ -198,6 +198,7 @@ def validation_response_submit(
     confirmed: bool,
     ordering: Any = None,
     time_on_item_ms: int | None = None,
+    presentation: str = ValidationResponse.Presentation.API,
 ) -> SubmitOutcome:
     """Store a respondent's confirmation or correction of a candidate, count it, and apply the promotion rule,
     all in one transaction.
@@ -210,7 +211,8 @@ def validation_response_submit(
     the evidence looks manufactured: then it is held for a researcher (`instruments.virtuemap.integrity`).
     A repeat submission of the same answer returns the stored response, unchanged and not recounted; a different
     answer to the same candidate is refused (409): the first answer stands. Bad input raises ApplicationError and
-    writes nothing.
+    writes nothing. `presentation` (a `ValidationResponse.Presentation`) records how the item was shown, and the
+    response records which clock measured its time (`_time_on_item`).
     """
     if not isinstance(confirmed, bool):
         raise ApplicationError("'confirmed' must be true or false.", {"field": "confirmed"})
@@ -236,15 +238,20 @@ def validation_response_submit(
         if existing.ordering != final:
             raise _first_answer_stands(ordering=existing.ordering, confirmed=existing.confirmed)
         return SubmitOutcome(response=existing, created=False)
+    if presentation not in ValidationResponse.Presentation.values:
+        raise ApplicationError(f"Unknown presentation {presentation!r}.", {"field": "presentation"})
     now = timezone.now()
     counted = candidate.status == KeyCandidate.Status.OPEN
+    time_ms, measured_by = _time_on_item(assignment=assignment, now=now, reported_ms=time_on_item_ms)
     response = ValidationResponse.objects.create(
         respondent=respondent,
         candidate=candidate,
         confirmed=final == candidate.ordering,
         ordering=final,
         displayed_order=assignment.displayed_order,
-        time_on_item_ms=_time_on_item(assignment=assignment, now=now, reported_ms=time_on_item_ms),
+        presentation=presentation,
+        time_on_item_ms=time_ms,
+        time_measured_by=measured_by,
         counted=counted,
         submitted_at=now,
     )
@@ -279,13 +286,16 @@ def _first_answer_stands(**stored: Any) -> ApplicationError:
     )
 
 
-def _time_on_item(*, assignment: Assignment, now: datetime, reported_ms: int | None) -> int:
-    """Time from serving the item to the answer. A client-reported time (the API) is used when it is
-    plausible, since the server's clock also counts network and page-load time."""
+def _time_on_item(*, assignment: Assignment, now: datetime, reported_ms: int | None) -> tuple[int, str]:
+    """Time from serving the item to the answer, and which clock measured it ("client" or "server").
+
+    A client-reported time (the API, or the page's script from showing the page to the press of a button) is
+    used when it is plausible — between 0 and the server's own time — since the server's clock also counts
+    network and page-load time; otherwise the server's time from serving the item."""
     served_ms = int((now - assignment.served_at).total_seconds() * 1000)
-    if isinstance(reported_ms, int) and 0 <= reported_ms <= served_ms:
-        return reported_ms
-    return served_ms
+    if isinstance(reported_ms, int) and not isinstance(reported_ms, bool) and 0 <= reported_ms <= served_ms:
+        return reported_ms, "client"
+    return served_ms, "server"
 
 
 @transaction.atomic

@@ -4,6 +4,8 @@ results, and the gallery of published model profiles."""
 from __future__ import annotations
 
 import json
+import random
+import secrets
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -23,13 +25,14 @@ from instruments.virtuemap.selectors import (
     dilemma_list_with_options,
     profile_scores,
     profile_scoring_context,
+    profiling_reference_scores,
     published_profile_list,
     retained_key_list,
     study_is_open,
     virtue_list,
 )
 from llmruns.results import result_is_stale
-from scoring import OPTIONS, RankingError, validate_ranking
+from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.models import Respondent
 from surveys.selectors import consent_text_current, respondent_by_id
@@ -62,11 +65,29 @@ ANSWERS_SALT = "surveys.profile.answers"
 ANSWERS_MAX_AGE = 7 * 24 * 3600
 
 
+def start_order(seed: str, dilemma: str) -> str:
+    """The order a person first sees a dilemma's responses in: a shuffle of A–E drawn from their own random seed
+    and the dilemma id (Python's `random.Random` seeded with the string "seed:dilemma"), so it differs between
+    people and dilemmas, is the same on every reload, and can be recomputed from what the cookie records."""
+    letters = list(OPTIONS)
+    random.Random(f"{seed}:{dilemma}").shuffle(letters)
+    return "".join(letters)
+
+
 @dataclass
 class ProfileAnswers:
-    """Dilemma id → ranking as a string of letters ("CBADE"), or None for a skipped dilemma."""
+    """What the browser holds of a person's profiling questionnaire (a signed cookie).
+
+    rankings: dilemma id → ranking as a string of letters ("CBADE"), or None for a skipped dilemma.
+    seed: the person's random seed for the start orders (`start_order`), made when the first dilemma is shown.
+    shown: dilemma ids whose start order was shown (a ranking sent for another dilemma cannot be a default).
+    kept: dilemma ids answered with "I have not moved anything" (the start order kept on purpose).
+    """
 
     rankings: dict[str, str | None] = field(default_factory=dict)
+    seed: str | None = None
+    shown: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
 
     @classmethod
     def load(cls, request: HttpRequest, dilemmas: list[str]) -> ProfileAnswers:
@@ -76,9 +97,14 @@ class ProfileAnswers:
             return cls()
         if not isinstance(stored, dict):
             return cls()
+        # Cookies written before the start orders were a flat mapping of rankings.
+        versioned = stored.get("v") == 2
+        raw_rankings = stored.get("rankings") if versioned else stored
+        if not isinstance(raw_rankings, dict):
+            return cls()
         # A tampered or outdated cookie can only lose answers, never inject a bad ranking.
         rankings: dict[str, str | None] = {}
-        for dilemma, ranking in stored.items():
+        for dilemma, ranking in raw_rankings.items():
             if dilemma not in dilemmas:
                 continue
             if ranking is None:
@@ -88,18 +114,34 @@ class ProfileAnswers:
                 rankings[dilemma] = "".join(validate_ranking(list(ranking) if isinstance(ranking, str) else ranking))
             except RankingError:
                 continue
-        return cls(rankings)
+        if not versioned:
+            return cls(rankings)
+        seed = stored.get("seed")
+        seed = seed if isinstance(seed, str) and 0 < len(seed) <= 64 else None
+        shown, kept = (
+            [dilemma for dilemma in dilemmas if isinstance(stored.get(name), list) and dilemma in stored[name]]
+            for name in ("shown", "kept")
+        )
+        return cls(rankings, seed=seed, shown=shown if seed else [], kept=kept)
 
     def save(self, response: HttpResponse) -> None:
+        payload = {"v": 2, "rankings": self.rankings, "seed": self.seed, "shown": self.shown, "kept": self.kept}
         response.set_signed_cookie(
             ANSWERS_COOKIE,
-            json.dumps(self.rankings, separators=(",", ":")),
+            json.dumps(payload, separators=(",", ":")),
             salt=ANSWERS_SALT,
             max_age=ANSWERS_MAX_AGE,
             httponly=True,
             samesite="Lax",
             secure=settings.SESSION_COOKIE_SECURE,  # the same policy as the session cookie
         )
+
+    def start_order(self, dilemma: str) -> str | None:
+        """The start order shown for this dilemma, or None when none was shown."""
+        return start_order(self.seed, dilemma) if self.seed and dilemma in self.shown else None
+
+    def start_orders(self) -> dict[str, str]:
+        return {dilemma: order for dilemma in self.shown if (order := self.start_order(dilemma))}
 
     @property
     def answered(self) -> list[str]:
@@ -111,6 +153,15 @@ class ProfileAnswers:
 
     def for_scoring(self) -> dict[str, list[str] | None]:
         return {dilemma: (list(ranking) if ranking else None) for dilemma, ranking in self.rankings.items()}
+
+    def store(self, respondent: Respondent) -> None:
+        """Store the answers of a consenting respondent, with the start orders shown and the kept dilemmas."""
+        profiling_submission_store(
+            respondent=respondent,
+            rankings=self.rankings,
+            start_orders=self.start_orders(),
+            kept_unmoved=[dilemma for dilemma in self.kept if dilemma in self.rankings],
+        )
 
 
 def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
@@ -124,6 +175,14 @@ def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
 
 
 PROFILING_SESSION_KEY = "profiling_respondent"
+ANSWER, KEEP, SKIP = "answer", "keep", "skip"
+NOT_MOVED_BUT_SAVED = (
+    "You have not moved anything. If this order is your answer, choose “I have not moved anything: this order is "
+    "my answer”; otherwise move the responses into your order first."
+)
+MOVED_BUT_KEPT = (
+    "You have moved responses, so this is no longer the order shown. Choose “Save my ranking” to save your order."
+)
 
 
 def _profiling_respondent(request: HttpRequest) -> Respondent | None:
@@ -157,7 +216,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
             outcome = consent_from_form(request, form, text=text, session_key=PROFILING_SESSION_KEY)
             if outcome is not None:
                 if answers.rankings:
-                    profiling_submission_store(respondent=outcome.respondent, rankings=answers.rankings)
+                    answers.store(outcome.respondent)
                 return redirect(first)
     unseen = [dilemma for dilemma in dilemmas if dilemma.id not in answers.rankings]
     return render(
@@ -203,27 +262,46 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
     respondent = _profiling_respondent(request)
     texts = {option.letter: option.text for option in dilemma.options.all()}
     saved = answers.rankings.get(dilemma_id)
-    initial = list(saved) if saved else list(OPTIONS)
+    new_seed = answers.seed is None
+    if new_seed:
+        answers.seed = secrets.token_hex(8)
+    if request.method == "GET" and not saved and dilemma_id not in answers.shown:
+        answers.shown.append(dilemma_id)
+    # What the list shows first: the person's own earlier ranking, else their random start order (no default A–E).
+    shown = saved or answers.start_order(dilemma_id)
+    initial = list(shown or start_order(answers.seed, dilemma_id))
     next_url = reverse("profile-dilemma", args=[ids[index + 1]]) if index + 1 < len(ids) else reverse("profile-results")
     if request.method == "POST":
         form = RankingForm(request.POST, initial_ranking=initial, option_texts=texts)
-        action = request.POST.get("action", "answer")
-        if action == "skip":
+        action = request.POST.get("action", ANSWER)
+        if action == SKIP:
             answers.rankings[dilemma_id] = None
+            answers.kept = [d for d in answers.kept if d != dilemma_id]
         elif form.is_valid():
-            answers.rankings[dilemma_id] = "".join(form.cleaned_data["ranking"])
+            ranking = "".join(form.cleaned_data["ranking"])
+            if action == KEEP and shown is not None and ranking != shown:
+                form.add_error(None, MOVED_BUT_KEPT)
+                action = "invalid"
+            elif action != KEEP and shown is not None and ranking == shown:
+                form.add_error(None, NOT_MOVED_BUT_SAVED)
+                action = "invalid"
+            else:
+                answers.rankings[dilemma_id] = ranking
+                answers.kept = [d for d in answers.kept if d != dilemma_id]
+                if action == KEEP and not saved:
+                    answers.kept.append(dilemma_id)
         else:
             action = "invalid"
         if action != "invalid":
             if respondent is not None:
-                profiling_submission_store(respondent=respondent, rankings=answers.rankings)
+                answers.store(respondent)
             response = redirect(next_url)
             answers.save(response)
             return response
     else:
         form = RankingForm(initial_ranking=initial, option_texts=texts)
     back_url = reverse("profile-dilemma", args=[ids[index - 1]]) if index > 0 else reverse("profile-start")
-    return render(
+    page = render(
         request,
         "virtuemap/profile_dilemma.html",
         {
@@ -239,6 +317,9 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
         },
         status=400 if request.method == "POST" else 200,
     )
+    if request.method == "GET":
+        answers.save(page)  # the seed and the start orders shown, so a reload shows the same order
+    return page
 
 
 def profile_results(request: HttpRequest) -> HttpResponse:
@@ -267,11 +348,33 @@ def profile_results(request: HttpRequest) -> HttpResponse:
             axis_labels=names,
             series=[RadarSeries("Your profile", person), RadarSeries(best.name, best_scores, style="model")],
         )
+    respondent = _profiling_respondent(request)
+    people, reference = profiling_reference_scores(
+        virtues=[virtue.id for virtue in virtues], exclude=respondent.pk if respondent else None
+    )
+    use_reference = people >= settings.PROFILE_REFERENCE_MIN_RESPONDENTS
+    rows = []
+    for virtue in virtues:
+        score = result.scores[virtue.id]
+        among = reference[virtue.id] if use_reference and score is not None else []
+        rows.append(
+            {
+                "virtue": virtue,
+                "score": score,
+                "percentile": percentile_rank(score, among) if among else None,
+                "reference_n": len(among),
+            }
+        )
+    scored = [row for row in rows if row["score"] is not None]
     return render(
         request,
         "virtuemap/profile_results.html",
         {
-            "rows": [{"virtue": virtue, "score": result.scores[virtue.id]} for virtue in virtues],
+            "rows": rows,
+            "example": max(scored, key=lambda row: row["score"]) if scored else None,
+            "reference_people": people,
+            "reference_min": settings.PROFILE_REFERENCE_MIN_RESPONDENTS,
+            "use_reference": use_reference,
             "result": result,
             "answered": [dilemmas[dilemma_id] for dilemma_id in result.answered],
             "skipped": [dilemmas[dilemma_id] for dilemma_id in result.skipped],
@@ -280,7 +383,7 @@ def profile_results(request: HttpRequest) -> HttpResponse:
             "best": best,
             "progress": _progress(answers, len(context.dilemmas)),
             "first": next(iter(dilemmas.values()), None),
-            "respondent": _profiling_respondent(request),
+            "respondent": respondent,
         },
     )
 

@@ -1,5 +1,8 @@
 /* The ranking component: drag and drop (SortableJS), up/down buttons for keyboard and touch, and the
-   position selects of the no-JavaScript form kept in step with the list, so the server sees one format. */
+   position selects of the no-JavaScript form kept in step with the list, so the server sees one format.
+   Buttons of the form marked data-enabled-when="moved" / "unmoved" are enabled only while the list differs
+   from / equals the order first shown (data-initial-order), so no answer is ever a default; a form marked
+   data-timed sends the time from showing the page to the press of a button (elapsed_ms). */
 (function () {
   "use strict";
 
@@ -19,6 +22,35 @@
     });
   }
 
+  function order(list) {
+    return items(list).map(function (row) { return row.dataset.letter; }).join("");
+  }
+
+  function syncChoices(widget, list) {
+    var form = widget.closest("form");
+    if (!form || !widget.dataset.initialOrder) return;
+    var moved = order(list) !== widget.dataset.initialOrder;
+    form.querySelectorAll("[data-enabled-when]").forEach(function (button) {
+      button.disabled = button.dataset.enabledWhen === "moved" ? !moved : moved;
+    });
+    form.querySelectorAll("[data-ranking-reset]").forEach(function (button) {
+      button.hidden = !moved;
+    });
+  }
+
+  function reset(widget, list) {
+    var rows = items(list);
+    widget.dataset.initialOrder.split("").forEach(function (letter) {
+      var row = rows.filter(function (r) { return r.dataset.letter === letter; })[0];
+      if (row) list.appendChild(row);
+    });
+    renumber(list);
+    syncChoices(widget, list);
+    widget.querySelector("[data-ranking-status]").textContent = "The responses are back in the order first shown.";
+    var first = list.querySelector("[data-move]:not([disabled])");
+    if (first) first.focus();
+  }
+
   function announce(widget, row) {
     var status = widget.querySelector("[data-ranking-status]");
     var position = items(row.parentNode).indexOf(row) + 1;
@@ -33,6 +65,7 @@
       list.insertBefore(row.nextElementSibling, row);
     }
     renumber(list);
+    syncChoices(widget, list);
     announce(widget, row);
     // Keep focus on the pressed button, or on its partner at either end of the list.
     var target = button.disabled ? row.querySelector('[data-move]:not([disabled])') : button;
@@ -55,13 +88,21 @@
 
   function enhance(widget) {
     var list = widget.querySelector("[data-ranking-list]");
+    var form = widget.closest("form");
     widget.classList.add("ranking--enhanced");
+    if (form) form.classList.add("js-ranking");
     sortFromSelects(list);
     renumber(list);
+    syncChoices(widget, list);
     list.addEventListener("click", function (event) {
       var button = event.target.closest("[data-move]");
       if (button) move(widget, list, button);
     });
+    if (form) {
+      form.querySelectorAll("[data-ranking-reset]").forEach(function (button) {
+        button.addEventListener("click", function () { reset(widget, list); });
+      });
+    }
     if (window.Sortable) {
       window.Sortable.create(list, {
         animation: 150,
@@ -69,6 +110,7 @@
         ghostClass: "ranking-item--ghost",
         onEnd: function (event) {
           renumber(list);
+          syncChoices(widget, list);
           announce(widget, event.item);
         }
       });
@@ -76,4 +118,13 @@
   }
 
   document.querySelectorAll("[data-ranking]").forEach(enhance);
+
+  // From the moment the page could be seen (this deferred script runs once it is parsed) to the press.
+  var shownAt = window.performance ? window.performance.now() : null;
+  document.querySelectorAll("form[data-timed]").forEach(function (form) {
+    form.addEventListener("submit", function () {
+      var field = form.querySelector("[data-elapsed]");
+      if (field && shownAt !== null) field.value = String(Math.round(window.performance.now() - shownAt));
+    });
+  });
 })();

@@ -84,3 +84,40 @@ def screenshot():
         return path
 
     return save
+
+
+# Every text of every server-drawn chart on the page: its size on screen, its box, and the chart's box.
+CHART_TEXTS = """() => Array.from(document.querySelectorAll("svg.radar-svg")).flatMap(svg => {
+  const box = svg.getBoundingClientRect();
+  const scale = box.width / svg.viewBox.baseVal.width;
+  const markers = Array.from(svg.querySelectorAll("circle")).map(c => c.getBoundingClientRect());
+  return Array.from(svg.querySelectorAll("text")).map(text => {
+    const r = text.getBoundingClientRect();
+    return {
+      text: text.textContent, tick: text.classList.contains("radar-ring-label"),
+      px: parseFloat(getComputedStyle(text).fontSize) * scale,
+      inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5
+        && r.bottom <= box.bottom + 0.5,
+      onMarker: markers.some(m => r.left < m.right && r.right > m.left && r.top < m.bottom && r.bottom > m.top),
+    };
+  });
+})"""
+
+
+@pytest.fixture
+def charts_legible():
+    """`charts_legible(page)` asserts that every chart text is at least 12 px on screen, inside its chart (never
+    cut), and that no tick label lies under a marker; returns how many texts it checked."""
+
+    def check(page) -> int:
+        texts = page.evaluate(CHART_TEXTS)
+        assert texts, "no chart on the page"
+        small = [(t["text"], round(t["px"], 1)) for t in texts if t["px"] < 12]
+        assert not small, f"chart text under 12 px: {small}"
+        cut = [t["text"] for t in texts if not t["inside"]]
+        assert not cut, f"chart text cut at the chart's edge: {cut}"
+        hidden = [t["text"] for t in texts if t["tick"] and t["onMarker"]]
+        assert not hidden, f"tick labels under a marker: {hidden}"
+        return len(texts)
+
+    return check

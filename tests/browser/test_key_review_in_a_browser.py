@@ -35,10 +35,21 @@ def test_a_researcher_promotes_a_key_candidate_with_a_reason_and_sees_it_in_the_
     page.get_by_role("button", name="Run").click()
     expect(page.get_by_text("The reason is recorded")).to_be_visible()
     page.get_by_label("Reason").fill("Expert panel agreed in the May meeting")
+    # N = 0: without the explicit override the rule stands and nothing is decided.
+    page.get_by_role("button", name="Promote").click()
+    expect(page.get_by_text("The promotion rule does not retain")).to_be_visible()
+    assert not KeyDecision.objects.filter(candidate=candidate, action="retained").exists()
+
+    page.locator(f'input[name="_selected_action"][value="{candidate.pk}"]').check()
+    page.locator('select[name="action"]').select_option("promote")
+    page.get_by_role("button", name="Run").click()
+    page.get_by_label("Reason").fill("Expert panel agreed in the May meeting")
+    page.get_by_label("Override the promotion rule").check()
     screenshot(page, "admin-key-promote")
     page.get_by_role("button", name="Promote").click()
     # expect waits for the redirect after the action; is_visible() would look before it arrives.
     expect(page.get_by_text("Promote: 1 candidate(s).")).to_be_visible()
+    assert KeyDecision.objects.get(candidate=candidate, action="retained").override
 
     page.goto("/admin/virtuemap/keydecision/?action__exact=retained")
     row = page.locator("#result_list tbody tr").filter(has_text="Expert panel agreed in the May meeting")

@@ -174,3 +174,20 @@ def test_consistency_passes_the_quantile_method_on():
     legacy = consistency(rankings_by_dilemma, quantile="legacy").stats
 
     assert legacy.ci_half_width / exact.ci_half_width == pytest.approx(4.303 / t_quantile(2), abs=1e-12)
+
+
+def test_percentile_rank_counts_ties_as_half_below():
+    from scoring import percentile_rank
+
+    assert percentile_rank(50, [10, 20, 50, 80]) == pytest.approx(62.5)
+    assert percentile_rank(100, [10, 20]) == 100.0 and percentile_rank(0, [10, 20]) == 0.0
+    assert percentile_rank(7, [7, 7, 7]) == 50.0
+
+
+def test_percentile_rank_refuses_an_empty_reference_and_a_non_finite_value():
+    from scoring import percentile_rank
+
+    with pytest.raises(ValueError):
+        percentile_rank(50, [])
+    with pytest.raises(ValueError):
+        percentile_rank(float("nan"), [1.0])

@@ -234,7 +234,7 @@ def test_a_researchers_decision_is_not_flagged_by_later_withdrawals(study, setti
     settings.KEY_MIN_EVALUATIONS = 5
     candidate = study("CBDEA")
     first = answer(candidate, network=1)
-    key_candidate_promote(candidate=candidate, user=researcher, reason="pilot")
+    key_candidate_promote(candidate=candidate, user=researcher, reason="pilot", override=True)
     respondent_withdraw(respondent=first)
     assert not KeyCandidate.objects.get(pk=candidate.pk).needs_review
 
@@ -247,3 +247,21 @@ def test_the_review_page_shows_why_a_candidate_waits(study, settings, admin_clie
     page = admin_client.get(f"/admin/virtuemap/keycandidate/{candidate.pk}/change/").content.decode()
     assert "Held for review" in page and "too soon to have read it" in page
     assert str(candidate) in admin_client.get("/admin/virtuemap/keycandidate/?needs_review__exact=1").content.decode()
+
+
+def test_a_promotion_the_rule_supports_is_not_marked_as_an_override(study, settings, researcher):
+    settings.KEY_MIN_EVALUATIONS = 5
+    candidate = study("EDCBA")
+    for _ in range(6):
+        answer(candidate, network=7)
+    key_candidate_promote(candidate=candidate, user=researcher, reason="checked", override=True)
+    assert not KeyCandidate.objects.get(pk=candidate.pk).decisions.get(action="retained").override
+
+
+def test_a_promotion_against_the_rule_without_override_changes_nothing(study, settings, researcher):
+    settings.KEY_MIN_EVALUATIONS = 5
+    candidate = study("CBDEA")
+    answer(candidate, network=1)
+    with pytest.raises(ApplicationError, match="does not retain"):
+        key_candidate_promote(candidate=candidate, user=researcher, reason="pilot")
+    assert KeyCandidate.objects.get(pk=candidate.pk).status != "retained"

@@ -46,10 +46,24 @@ def test_an_action_asks_for_a_reason_before_doing_anything(reviewer, open_candid
     assert open_candidate.status == "open"
 
 
-def test_promoting_records_who_when_and_why(reviewer, open_candidate, researcher):
-    act(reviewer, "promote", open_candidate, apply="1", reason="expert panel agreed")
+def test_promoting_against_the_rule_needs_an_explicit_override(reviewer, open_candidate):
+    response = act(reviewer, "promote", open_candidate, apply="1", reason="expert panel agreed")
+    assert "The promotion rule does not retain" in " ".join(m.message for m in response.wsgi_request._messages)
+    open_candidate.refresh_from_db()
+    assert open_candidate.status == "open" and not open_candidate.decisions.filter(action="retained").exists()
+
+
+def test_promoting_records_who_when_and_why_and_marks_the_override(reviewer, open_candidate, researcher):
+    act(reviewer, "promote", open_candidate, apply="1", reason="expert panel agreed", override="on")
     decision = open_candidate.decisions.get(action=KeyDecision.Action.RETAINED)
     assert (decision.decided_by, decision.reason, decision.automatic) == (researcher, "expert panel agreed", False)
+    assert decision.override
+    keys = reviewer.get(f"{CHANGELIST}export/keys.csv").content.decode().splitlines()
+    header = keys[0].split(",")
+    row = next(line.split(",") for line in keys[1:] if line.startswith(f"{open_candidate.pk},"))
+    assert row[header.index("override")] == "1"
+    published = next(line.split(",") for line in keys[1:] if ",D1,wisdom,0," in line)
+    assert published[header.index("override")] == "0"
     assert KeyCandidate.objects.get(dilemma="D1", virtue="wisdom", round=0).status == "superseded"
 
 

@@ -146,3 +146,83 @@ def test_a_tampered_answers_cookie_is_ignored(client, instrument):
 
 def test_an_unknown_dilemma_page_is_a_404(client, instrument):
     assert client.get("/profile/dilemmas/D99/").status_code == 404
+
+
+# --- No default answers: a random start order per person, and "I have not moved anything" as a choice ----------
+
+
+def shown_order(client, dilemma: str) -> str:
+    return client.get(f"/profile/dilemmas/{dilemma}/").context["form"].initial_order
+
+
+def test_each_person_starts_from_their_own_random_order_the_same_on_every_reload(client, instrument):
+    from django.test import Client
+
+    first = [shown_order(client, f"D{n}") for n in range(1, 8)]
+    assert first == [shown_order(client, f"D{n}") for n in range(1, 8)]
+    assert all(sorted(order) == list("ABCDE") for order in first)
+    other = Client()
+    # Seven independent shuffles agree between two people with probability 120**-7.
+    assert [shown_order(other, f"D{n}") for n in range(1, 8)] != first
+
+
+def test_saving_the_order_as_shown_is_refused_and_nothing_is_kept(client, instrument):
+    start = shown_order(client, "D1")
+    response = client.post("/profile/dilemmas/D1/", {"action": "answer", **positions(start)})
+    assert response.status_code == 400 and "You have not moved anything" in response.content.decode()
+    assert client.get("/profile/results/").context["result"].answered == ()
+
+
+def test_i_have_not_moved_anything_keeps_the_start_order_as_the_answer(client, instrument):
+    start = shown_order(client, "D1")
+    assert client.post("/profile/dilemmas/D1/", {"action": "keep", **positions(start)}).status_code == 302
+    assert client.get("/profile/results/").context["result"].answered == ("D1",)
+    assert shown_order(client, "D1") == start
+
+
+def test_keeping_a_moved_order_is_refused(client, instrument):
+    start = shown_order(client, "D1")
+    moved = start[1] + start[0] + start[2:]
+    response = client.post("/profile/dilemmas/D1/", {"action": "keep", **positions(moved)})
+    assert response.status_code == 400 and "You have moved responses" in response.content.decode()
+
+
+def test_a_moved_ranking_is_saved(client, instrument):
+    start = shown_order(client, "D2")
+    moved = start[::-1]
+    assert client.post("/profile/dilemmas/D2/", {"action": "answer", **positions(moved)}).status_code == 302
+    assert shown_order(client, "D2") == moved
+
+
+# --- The results in plain words, with people's scores as the reference once there are enough ----------------
+
+
+def test_the_results_say_what_a_score_means_with_the_persons_own_highest_score(client, instrument):
+    answer(client, "D1", "CBADE")
+    page = client.get("/profile/results/")
+    best = max((row for row in page.context["rows"] if row["score"] is not None), key=lambda row: row["score"])
+    text = " ".join(page.content.decode().split())
+    assert f"{best['virtue'].name.lower()} score of {best['score']:.0f}" in text
+    assert "<strong>50</strong> is what a ranking made at random scores on average" in text
+    assert "the same <strong>shape</strong>, not the same level" in text or "No comparison" in text
+
+
+def test_people_are_the_reference_only_once_enough_have_consented(client, instrument, consent_texts, settings):
+    from instruments.virtuemap.models import ProfilingSubmission
+    from instruments.virtuemap.plugin import PROFILING
+    from surveys.services import respondent_consent
+
+    settings.PROFILE_REFERENCE_MIN_RESPONDENTS = 4
+    for wisdom in (10.0, 20.0, 30.0):
+        person = respondent_consent(study=PROFILING, consent_version="1", accept=True).respondent
+        ProfilingSubmission.objects.create(
+            respondent=person, rankings={"D1": "ABCDE"}, scores={"wisdom": wisdom}, keys_used=[]
+        )
+    answer(client, "D1", "CBADE")  # wisdom 95
+    page = " ".join(client.get("/profile/results/").content.decode().split())
+    assert "Once at least 4 people" in page and "(so far: 3)" in page and "data-percentile" not in page
+    person = respondent_consent(study=PROFILING, consent_version="1", accept=True).respondent
+    ProfilingSubmission.objects.create(respondent=person, rankings={}, scores={"wisdom": 95.0}, keys_used=[])
+    page = " ".join(client.get("/profile/results/").content.decode().split())
+    # Three lower and one equal: 100 · (3 + ½) / 4 = 87.5, shown as 88.
+    assert "higher than 88% of 4 people" in page

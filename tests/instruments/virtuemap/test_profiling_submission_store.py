@@ -84,3 +84,22 @@ def test_storing_again_replaces_the_answers(instrument, consent_texts):
     profiling_submission_store(respondent=person, rankings={"D1": "CBADE"})
     profiling_submission_store(respondent=person, rankings={"D1": "ABCDE", "D2": None})
     assert ProfilingSubmission.objects.get().rankings == {"D1": "ABCDE", "D2": None}
+
+
+def test_the_start_orders_shown_and_the_kept_dilemmas_are_stored_with_the_answers(client, instrument, consent_texts):
+    consent(client)
+    start = client.get("/profile/dilemmas/D1/").context["form"].initial_order
+    client.post("/profile/dilemmas/D1/", {"action": "keep", **positions(start)})
+    other = client.get("/profile/dilemmas/D2/").context["form"].initial_order
+    client.post("/profile/dilemmas/D2/", {"action": "answer", **positions(other[::-1])})
+    submission = ProfilingSubmission.objects.get()
+    assert submission.start_orders == {"D1": start, "D2": other}
+    assert submission.kept_unmoved == ["D1"]
+    assert submission.rankings == {"D1": start, "D2": other[::-1]}
+
+
+def test_a_start_order_that_is_not_a_permutation_is_refused(instrument, consent_texts):
+    person = respondent_consent(study=PROFILING, consent_version="1", accept=True).respondent
+    with pytest.raises(ApplicationError):
+        profiling_submission_store(respondent=person, rankings={"D1": "CBADE"}, start_orders={"D1": "AABCD"})
+    assert not ProfilingSubmission.objects.exists()

@@ -96,6 +96,53 @@ def test_a_back_button_resubmission_counts_once(consented, open_candidate):
     assert open_candidate.n_evaluations == 1
 
 
+def test_the_responses_are_shown_once_as_the_reorderable_proposed_order_with_two_equal_buttons(consented):
+    page = consented.get("/study/item/").content.decode()
+    text = "Report the mistake immediately and explain exactly what happened."  # response A of D1
+    assert page.count(text) == 1
+    assert 'data-initial-order="CBDAE"' in page
+    buttons = re.findall(r'<button class="([^"]+)" type="submit" name="action" value="(\w+)"', page)
+    assert buttons == [("button button--choice", "confirm"), ("button button--choice", "correct")]
+    assert "<details" not in page
+
+
+def test_confirming_a_moved_order_is_refused_and_nothing_is_stored(consented):
+    assignment = current(consented)
+    body = {"assignment": assignment.pk, "action": "confirm", **positions("BCDAE")}
+    page = consented.post("/study/item/", body).content.decode()
+    assert "You have moved responses" in page and not ValidationResponse.objects.exists()
+
+
+def test_a_correction_that_moves_nothing_is_refused_and_nothing_is_stored(consented):
+    assignment = current(consented)
+    body = {"assignment": assignment.pk, "action": "correct", **positions("CBDAE")}
+    page = consented.post("/study/item/", body).content.decode()
+    assert "This is still the proposed order" in page and not ValidationResponse.objects.exists()
+
+
+def test_an_answer_without_a_choice_of_button_is_refused(consented):
+    assignment = current(consented)
+    page = consented.post("/study/item/", {"assignment": assignment.pk, **positions("BCDAE")}).content.decode()
+    assert "Please choose" in page and not ValidationResponse.objects.exists()
+
+
+def test_the_page_records_its_presentation_and_the_scripts_time_when_plausible(consented):
+    assignment = current(consented)
+    consented.post(
+        "/study/item/", {"assignment": assignment.pk, "action": "correct", "elapsed_ms": "0", **positions("BCDAE")}
+    )
+    response = ValidationResponse.objects.get()
+    assert (response.presentation, response.time_measured_by, response.time_on_item_ms) == ("in_place", "client", 0)
+    assert response.displayed_order == "CBDAE"
+
+
+def test_an_implausible_script_time_falls_back_to_the_servers_clock(consented):
+    assignment = current(consented)
+    consented.post("/study/item/", {"assignment": assignment.pk, "action": "confirm", "elapsed_ms": "999999999"})
+    response = ValidationResponse.objects.get()
+    assert response.time_measured_by == "server" and response.time_on_item_ms < 999999999
+
+
 def test_study_complete_is_shown_when_nothing_is_open(client, instrument, consent_texts):
     client.post("/study/consent/", {"agree": "on", "accept": "1"})
     assert "The study is complete" in client.get("/study/item/").content.decode()
