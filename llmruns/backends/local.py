@@ -98,10 +98,15 @@ class LocalBackend(Backend):
         self.path = gguf_path(config.model_id)
 
     def complete(
-        self, messages: Sequence[Message], *, constraint: OutputConstraint | None = None, seed: int | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        constraint: OutputConstraint | None = None,
+        seed: int | None = None,
+        max_tokens: int | None = None,
     ) -> Completion:
         config = self.config
-        params = self.sampling_params(seed)
+        params = self.sampling_params(seed, max_tokens)
         constrained = False
         if constraint is not None and config.constrained_decoding and constraint.grammar:
             # A grammar whose language is exactly the instrument's valid answers: every output parses.
