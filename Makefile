@@ -20,6 +20,7 @@ run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_instrument
 	$(PY) manage.py load_transitivity
+	$(PY) manage.py load_amaeval
 	$(PY) manage.py load_reference_profiles
 	$(PY) manage.py runserver $(HOST):$(PORT)
 

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "llmruns",
     "instruments.virtuemap",
     "instruments.transitivity",
+    "instruments.amaeval",
 ]
 
 MIDDLEWARE = [
@@ -233,6 +234,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILE", default=str
 INSTRUMENTS = {
     "virtuemap": "instruments.virtuemap.plugin.VirtueMap",
     "transitivity": "instruments.transitivity.plugin.Transitivity",
+    "amaeval": "instruments.amaeval.plugin.Amaeval",
 }
 
 # --- LLM runs (every instrument) ------------------------------------------------------------------------------
