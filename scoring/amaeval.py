@@ -16,6 +16,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scipy.stats import spearmanr
+
 from scoring.stats import t_interval
 
 # The benchmark's cap on a "reasonable" mean absolute error and the largest penalty it costs, in AMA points.
@@ -202,3 +204,13 @@ def over_replicates(values: Sequence[float | None]) -> ReplicateSummary:
         return ReplicateSummary(None, None, None, None, 0)
     stats = t_interval(kept)
     return ReplicateSummary(stats.mean, stats.std, stats.ci_low, stats.ci_high, len(kept))
+
+
+def rank_correlation(static: Sequence[float], dynamic: Sequence[float]) -> float | None:
+    """Return Spearman's ρ between models' static and dynamic scores (the Pearson correlation of their ranks, ties
+    at their mean rank); None for fewer than three models or when either side has no spread."""
+    if len(static) != len(dynamic):
+        raise ValueError(f"{len(static)} static scores but {len(dynamic)} dynamic ones")
+    if len(static) < 3 or len(set(static)) < 2 or len(set(dynamic)) < 2:
+        return None
+    return float(spearmanr(static, dynamic).statistic)

@@ -14,6 +14,7 @@ from scoring.amaeval import (
     judged_good,
     mean_absolute_error,
     over_replicates,
+    rank_correlation,
     static_metrics,
     task1_gold,
     task2_gold,
@@ -118,3 +119,9 @@ def test_weighted_f1_lies_between_zero_and_one_and_is_one_exactly_when_every_lab
     f1 = weighted_f1(truth, predicted)
     assert 0.0 <= f1 <= 1.0 + 1e-12
     assert (f1 == pytest.approx(1.0)) == (truth == predicted)
+
+
+def test_the_rank_correlation_of_static_and_dynamic_scores():
+    assert rank_correlation([10, 20, 30, 40], [1, 3, 2, 4]) == pytest.approx(0.8)  # 1 − 6·2/(4·15)
+    assert rank_correlation([10, 20, 30], [3, 2, 1]) == pytest.approx(-1.0)
+    assert rank_correlation([10, 20], [1, 2]) is None and rank_correlation([1, 1, 1], [1, 2, 3]) is None
