@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.requirements-installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run serve test lint format bench bench-api bench-load clean
+.PHONY: run serve test test-slow lint format bench bench-api bench-load clean
 
 $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -28,6 +28,10 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The end-to-end runs of the embedded model that take longer than CI allows (marked slow); run them before a release.
+test-slow: $(STAMP)
+	$(PY) -m pytest -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -194,7 +194,9 @@ class Stop:
 
 @dataclass(frozen=True)
 class RunContext:
-    """What an instrument knows about the run it plans or answers for (plain data, read by the engine)."""
+    """What an instrument knows about the run it plans or answers for (plain data, read by the engine).
+
+    ``judge`` is the slug of the run's judge model ("" for none): results built on judge steps name it."""
 
     run_id: int
     seed: int
@@ -202,6 +204,7 @@ class RunContext:
     plan: Mapping[str, Any]
     model_provider: str = ""
     top_logprobs: int = 0
+    judge: str = ""
 
 
 @dataclass(frozen=True)
@@ -342,6 +345,11 @@ class Instrument:
     def plan_complete(self, plan: dict[str, Any], *, model: Any = None) -> dict[str, Any]:
         """Fill in model-dependent defaults and check relations between options (e.g. min ≤ max)."""
         return plan
+
+    def judge_required(self, plan: Mapping[str, Any]) -> str | None:
+        """None when a run under ``plan`` needs no judge model, else what the judge does (the run is then refused
+        without one, instead of failing at its first judge step)."""
+        return None
 
     def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
         """Request parameters the instrument fixes whatever the model's settings (e.g. the paper's temperature)."""

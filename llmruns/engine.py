@@ -95,7 +95,8 @@ def run_start(
 
     ``plan`` holds the instrument's plan options (the rest take their defaults); ``seed`` defaults to a random 31-bit
     integer, stored so the run can be reproduced. Raises ApplicationError for an unknown instrument or language, a
-    plan the instrument refuses, a negative budget, or an instrument whose items are not loaded.
+    plan the instrument refuses, a negative budget, a plan that needs a judge without one, or an instrument whose
+    items are not loaded.
     """
     try:
         plugin = registry.instrument(instrument)
@@ -108,6 +109,9 @@ def run_start(
         )
     if cost_budget is not None and cost_budget < 0:
         raise ApplicationError("a cost budget cannot be negative")
+    needs_judge = plugin.judge_required(plan)
+    if needs_judge and judge is None:
+        raise ApplicationError(f"this {plugin.slug} plan needs a judge model ({needs_judge}); choose one (--judge)")
     if not plugin.is_loaded():
         raise ApplicationError(f"{plugin.slug} is not loaded; run `python manage.py load_instrument {plugin.slug}`")
     with transaction.atomic():

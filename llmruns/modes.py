@@ -63,18 +63,26 @@ class Asker:
         seed: int | None = None,
         judge: bool = False,
         counts_as_answer: bool = True,
+        max_tokens: int | None = None,
     ) -> tuple[Completion, Answer]:
-        """Ask for a reply, read it with ``read``, record both; raises `BackendError` (recorded first)."""
+        """Ask for a reply, read it with ``read``, record both; raises `BackendError` (recorded first).
+
+        ``max_tokens`` caps this reply's length where a method fixes it (default: the model's setting)."""
         backend = self._backend(judge)
         self.pace()
         at = _now()
         try:
-            completion = backend.complete(messages, constraint=constraint, seed=seed)
+            if max_tokens is None:
+                completion = backend.complete(messages, constraint=constraint, seed=seed)
+            else:
+                completion = backend.complete(messages, constraint=constraint, seed=seed, max_tokens=max_tokens)
         except BackendError as error:
             self.records.append(_error_record(step, messages, error, at, judge=judge))
             raise
         answer = read(completion)
         request = {"seed": seed, "constrained": bool(constraint and backend.config.constrained_decoding)}
+        if max_tokens is not None:
+            request["max_tokens"] = max_tokens
         record = _record(
             step, messages, request, answer, completion, at, judge=judge, counts_as_answer=counts_as_answer
         )

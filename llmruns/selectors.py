@@ -45,6 +45,7 @@ def run_context(run: Run) -> RunContext:
         plan=run.plan,
         model_provider=run.request_params.get("provider", ""),
         top_logprobs=int(run.request_params.get("top_logprobs") or 0),
+        judge=run.judge.slug if run.judge_id else "",
     )
 
 

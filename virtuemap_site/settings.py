@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "instruments.virtuemap",
     "instruments.transitivity",
     "instruments.moralbench",
+    "instruments.amaeval",
 ]
 
 MIDDLEWARE = [
@@ -236,6 +237,7 @@ INSTRUMENTS = {
     "virtuemap": "instruments.virtuemap.plugin.VirtueMap",
     "transitivity": "instruments.transitivity.plugin.Transitivity",
     "moralbench": "instruments.moralbench.plugin.MoralBench",
+    "amaeval": "instruments.amaeval.plugin.Amaeval",
 }
 
 # --- LLM runs (every instrument) ------------------------------------------------------------------------------

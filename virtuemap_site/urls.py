@@ -43,6 +43,7 @@ api_v1 = [
     # Any text, so that a strange slug gets the API's JSON 404 rather than the HTML one.
     path("instruments/<model_slug:slug>/", instruments_api.InstrumentDetailApi.as_view(), name="api-instrument-detail"),
     path("transitivity/", include("instruments.transitivity.api_urls")),
+    path("amaeval/", include("instruments.amaeval.api_urls")),
 ]
 
 urlpatterns = [
@@ -60,6 +61,7 @@ urlpatterns = [
     path("study/", include("instruments.virtuemap.urls")),
     path("transitivity/", include("instruments.transitivity.urls")),
     path("moralbench/", include("instruments.moralbench.urls")),
+    path("amaeval/", include("instruments.amaeval.urls")),
     path("take/", include("surveys.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.

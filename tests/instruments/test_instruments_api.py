@@ -11,7 +11,7 @@ def test_the_list_names_every_registered_instrument_with_its_plan_options(client
     body = client.get("/api/v1/instruments/").json()
 
     by_slug = {entry["slug"]: entry for entry in body}
-    assert set(by_slug) == {"virtuemap", "transitivity", "moralbench"}
+    assert set(by_slug) == {"virtuemap", "transitivity", "moralbench", "amaeval"}
     assert by_slug["virtuemap"]["items_count"] == 7 and by_slug["virtuemap"]["loaded"] is True
     assert {option["name"] for option in by_slug["virtuemap"]["plan_options"]} >= {"min_runs", "max_runs"}
     assert by_slug["transitivity"]["items_count"] == 6 * 21

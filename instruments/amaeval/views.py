@@ -1,0 +1,77 @@
+"""Public pages of the AMAeval instrument (mounted at /amaeval/): the instrument with every model's Table 3 row, and
+one model's report."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from instruments.amaeval import reports, selectors
+from instruments.amaeval.items import FEW_SHOT
+from instruments.amaeval.plugin import summary_table
+from llmruns.models import Result, Trial
+
+
+def _attachment(response: HttpResponse, name: str) -> HttpResponse:
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@require_GET
+def about(request: HttpRequest) -> HttpResponse:
+    rows = reports.results_table()
+    return render(
+        request,
+        "amaeval/about.html",
+        {
+            "counts": selectors.dataset_counts(),
+            "values": selectors.moral_values(),
+            "few_shot": FEW_SHOT,
+            "columns": reports.COLUMNS,
+            "rows": rows,
+            "judges": sorted({row["judge"] for row in rows if row["judge"]}),
+            "correlations": reports.static_dynamic_correlation(rows),
+        },
+    )
+
+
+@require_GET
+def models_csv(request: HttpRequest) -> HttpResponse:
+    body = reports.results_csv(reports.results_table())
+    return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), "amaeval-models.csv")
+
+
+@require_GET
+def models_json(request: HttpRequest) -> HttpResponse:
+    rows = reports.results_table()
+    body = {"models": rows, "static_dynamic_spearman": reports.static_dynamic_correlation(rows)}
+    return _attachment(JsonResponse(body, json_dumps_params={"indent": 2}), "amaeval-models.json")
+
+
+@require_GET
+def model_report(request: HttpRequest, slug: str) -> HttpResponse:
+    result = Result.objects.filter(instrument="amaeval", model__slug=slug).select_related("model", "run").first()
+    if result is None:
+        raise Http404("No AMAeval result for this model.")
+    summary = result.summary
+    chain = None
+    if result.run is not None:
+        chain = (
+            Trial.objects.filter(run=result.run, item__startswith="gen/", answer_status="valid")
+            .order_by("pk")
+            .values("item", "replicate", "answer")
+            .first()
+        )
+    return render(
+        request,
+        "amaeval/model_report.html",
+        {
+            "result": result,
+            "summary": summary,
+            "lines": summary_table(summary),
+            "row": reports.table_row(model=result.model.name, slug=slug, run=result.run_id, summary=summary),
+            "columns": reports.COLUMNS[3:],
+            "chain": chain,
+        },
+    )

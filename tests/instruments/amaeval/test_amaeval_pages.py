@@ -1,0 +1,75 @@
+"""AMAeval's pages, downloads and API: the Table 3 row of every published result, naming its judge."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from instruments.amaeval.reports import static_dynamic_correlation, table_row
+from llmruns.engine import run_execute, run_start
+from llmruns.models import LLMModel, Result
+from tests.instruments.amaeval.test_amaeval_runs import _reply
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def published(amaeval_instrument, fake_model, fake_provider):
+    fake_provider.answer = _reply
+    judge = LLMModel.objects.create(
+        slug="fake/judge", name="Fake judge", provider="openai_compatible", base_url=fake_provider.base_url,
+        model_id="fake-judge", requests_per_minute=0,
+    )  # fmt: skip
+    run = run_start(
+        instrument="amaeval", model=fake_model, judge=judge, plan={"limit": 2, "scenarios": 1}, enqueue=False
+    )
+    run_execute(run_id=run.pk)
+    return Result.objects.get(instrument="amaeval")
+
+
+def test_the_instrument_page_shows_each_models_row_and_the_downloads(client, published):
+    page = client.get("/amaeval/").content.decode()
+
+    assert "AMAeval: rating and generating moral reasoning" in page and 'data-model="fake/model"' in page
+    assert f"{published.summary['ama']:.2f}" in page and "fake/judge" in page
+    rows = list(csv.DictReader(io.StringIO(client.get("/amaeval/models.csv").content.decode())))
+    assert rows[0]["slug"] == "fake/model" and float(rows[0]["ama"]) == pytest.approx(published.summary["ama"])
+    assert client.get("/amaeval/models.json").json()["models"][0]["judge"] == "fake/judge"
+
+
+def test_the_model_report_names_the_judge_and_shows_a_generated_chain(client, published):
+    page = client.get("/amaeval/models/fake/model/").content.decode()
+
+    assert "judged by <strong>fake/judge</strong>" in page and "Act one." in page and "Act well." in page
+    assert client.get("/amaeval/models/nobody/").status_code == 404
+
+
+def test_the_api_lists_the_results_in_table_3_layout(client, published):
+    body = client.get("/api/v1/amaeval/results/").json()
+
+    row = body["models"][0]
+    assert row["slug"] == "fake/model" and row["fidelity"] == "corrected" and row["judge"] == "fake/judge"
+    assert row["dynamic_accuracy_t1"] == pytest.approx(80.0) and row["ama"] == pytest.approx(published.summary["ama"])
+    assert body["static_dynamic_spearman"] == {"fake/judge": {"models": 1, "spearman": None}}
+
+
+def test_the_page_says_when_nothing_is_loaded_or_run(client, db):
+    page = client.get("/amaeval/").content.decode()
+    assert "load_amaeval" in page and "run_instrument amaeval" in page
+
+
+def test_the_rank_correlation_is_per_judge():
+    def row(judge, static, dynamic):
+        summary = {
+            "static": {"t1": {"f1": static}, "t2": {"f1": static}},
+            "dynamic": {"judge": judge, "t1": {"accuracy": dynamic}, "t2": {"accuracy": dynamic}},
+        }
+        return table_row(model=judge, slug=judge, run=None, summary=summary)
+
+    rows = [row("a", 10, 1), row("a", 20, 3), row("a", 30, 2), row("b", 10, 5)]
+    assert static_dynamic_correlation(rows) == {
+        "a": {"models": 3, "spearman": pytest.approx(0.5)},
+        "b": {"models": 1, "spearman": None},
+    }

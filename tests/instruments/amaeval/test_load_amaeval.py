@@ -1,0 +1,51 @@
+"""Loading the AMAeval dataset: counts, idempotence, refusal of a malformed file, and a faithful round trip."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from instruments.amaeval import items
+from instruments.amaeval.models import Derivation, Evaluation, Scenario
+from instruments.amaeval.selectors import dataset
+from instruments.amaeval.services import AMAEVAL_FIXTURE
+
+pytestmark = pytest.mark.django_db
+
+
+def test_load_amaeval_loads_the_dataset_once(capsys):
+    call_command("load_amaeval")
+    assert (Scenario.objects.count(), Derivation.objects.count(), Evaluation.objects.count()) == (40, 200, 1090)
+    call_command("load_amaeval")
+    assert "already up to date" in capsys.readouterr().out
+
+
+def test_the_loaded_items_are_the_files_items_prompts_included(amaeval_instrument):
+    with AMAEVAL_FIXTURE.open(encoding="utf-8") as handle:
+        from_file = items.rating_items(json.load(handle))
+    from_database = items.rating_items(dataset())
+    assert [i.record() for i in from_database] == [i.record() for i in from_file]
+    for fidelity in items.FIDELITIES:
+        assert [items.rating_text(i, fidelity=fidelity) for i in from_database] == [
+            items.rating_text(i, fidelity=fidelity) for i in from_file
+        ]
+
+
+def test_a_score_off_the_scale_is_refused_and_nothing_is_written(tmp_path):
+    data = json.loads(AMAEVAL_FIXTURE.read_text(encoding="utf-8"))
+    data["data"][3]["precepts"][2]["score"] = 7
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CommandError, match="scenario 3: task 1 score 7 is neither 1–4 nor n/a"):
+        call_command("load_amaeval", "--file", str(path))
+    assert not Scenario.objects.exists()
+
+
+def test_the_instruments_api_lists_amaevals_items_and_plan(client, amaeval_instrument):
+    body = client.get("/api/v1/instruments/amaeval/").json()
+
+    assert body["loaded"] is True and len(body["items"]) == 200 + 1090 + 40
+    assert body["items"][0] == body["items"][0] | {"id": "t1/0/Authority", "task": 1, "gold": 0}
+    assert {option["name"] for option in body["plan_options"]} >= {"part", "fidelity", "judge_mode", "replicates"}
