@@ -30,8 +30,9 @@ class Command(BaseCommand):
         for plugin in plugins:
             try:
                 report = plugin.load(options["file"])
-            except (OSError, ValidationError, KeyError, ValueError) as error:
-                raise CommandError(f"{plugin.slug}: {options['file'] or 'fixture'}: {error}") from None
+            except (OSError, ValidationError, KeyError, TypeError, ValueError) as error:
+                message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+                raise CommandError(f"{plugin.slug}: {options['file'] or 'fixture'}: {message}") from None
             if not report.changed:
                 self.stdout.write(f"{plugin.identity.name}: already up to date, nothing changed.")
                 continue
