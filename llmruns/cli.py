@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from llmruns.engine import run_execute
+from llmruns.engine import run_cancel, run_execute, run_resume
 from llmruns.models import LLMModel, Run, Trial
 from llmruns.selectors import llm_model_get
 from scoring.diagnostics import diagnostics_lines
@@ -66,3 +66,12 @@ def diagnostics_write(command: BaseCommand, record: Mapping[str, Any] | None) ->
     """Write a diagnostics record's lines: each flag as a WARNING line, then the figures."""
     for line in diagnostics_lines(record):
         command.stdout.write(command.style.WARNING(line) if line.startswith("WARNING") else line)
+
+
+def cancel_or_resume(run_id: int, *, resume: bool, cost_budget: float | None, instrument: str | None = None):
+    """Cancel or resume a run for a command; CommandError when there is nothing to do."""
+    run = run_or_error(run_id, instrument=instrument)
+    done = run_resume(run=run, cost_budget=cost_budget) if resume else run_cancel(run=run)
+    if not done:
+        raise CommandError(f"run {run.pk} is {run.get_status_display().lower()}; nothing to do")
+    return run

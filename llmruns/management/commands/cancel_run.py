@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from llmruns.cli import run_or_error
-from llmruns.engine import run_cancel, run_resume
+from llmruns.cli import cancel_or_resume
 
 
 class Command(BaseCommand):
@@ -19,12 +18,3 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         run = cancel_or_resume(options["run"], resume=options["resume"], cost_budget=options["cost_budget"])
         self.stdout.write(f"Run {run.pk}: {run.get_status_display()}.")
-
-
-def cancel_or_resume(run_id: int, *, resume: bool, cost_budget: float | None, instrument: str | None = None):
-    """Cancel or resume a run for a command; CommandError when there is nothing to do."""
-    run = run_or_error(run_id, instrument=instrument)
-    done = run_resume(run=run, cost_budget=cost_budget) if resume else run_cancel(run=run)
-    if not done:
-        raise CommandError(f"run {run.pk} is {run.get_status_display().lower()}; nothing to do")
-    return run

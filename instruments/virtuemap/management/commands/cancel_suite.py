@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from llmruns.management.commands.cancel_run import cancel_or_resume
+from llmruns.cli import cancel_or_resume
 
 
 class Command(BaseCommand):
