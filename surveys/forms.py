@@ -124,8 +124,7 @@ class ReferenceForm(forms.Form):
         label="Your participant reference",
         max_length=40,
         help_text=f"12 letters and digits, like {references.REFERENCE_EXAMPLE}.",
-        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}),
-    )
+    )  # drawn by components/reference_field.html
 
     def clean_reference(self) -> str:
         normalised = references.reference_normalise(self.cleaned_data["reference"])

@@ -219,3 +219,19 @@ def test_the_private_link_to_a_profile_works_without_consent_and_in_another_brow
     assert "from a private link" in shown and "data-start-again" not in shown
     assert not Respondent.objects.exists()
     assert Client().get("/profile/results/forged/").status_code == 404
+
+
+def test_a_forged_references_cookie_shows_nothing(client):
+    reference = take_part(client)
+    client.cookies["participant_references"] = f'{{"{STUDY}":"{reference}"}}:forged-signature'
+    page = client.get(ITEM).content.decode()
+    assert footer_reference(page) is None and 'name="position"' in page
+
+
+def test_resuming_never_hides_the_reference_this_browser_already_holds_for_the_study(client):
+    mine = take_part(client)
+    theirs = take_part(Client())
+    refused = client.post("/resume/", {"reference": theirs})
+    assert refused.status_code == 400 and f"under another reference, {mine}" in refused.content.decode()
+    assert footer_reference(client.get(ITEM).content.decode()) == mine
+    assert client.post("/resume/", {"reference": mine}).url == ITEM  # its own reference is fine
