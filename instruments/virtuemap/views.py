@@ -374,14 +374,28 @@ def profile_results(request: HttpRequest) -> HttpResponse:
     )
 
 
+@require_http_methods(["GET", "POST"])
 def profile_results_link(request: HttpRequest, token: str) -> HttpResponse:
-    """The results a private link holds (their rankings, scored against today's keys), in any browser, read-only."""
+    """The results a private link holds (their rankings, scored against today's keys), in any browser, read-only.
+
+    The link is also the resume code of someone who did not consent (nothing of theirs is on the server): a POST
+    carries on with its answers in this browser, provided the browser holds no answers, stored or not, of its own.
+    """
     context = profile_scoring_context()
+    ids = list(context.dilemmas)
     payload = results_token_read(token)
     if payload is None or payload.get("study") != PROFILING:
         return render(request, "virtuemap/profile_results_gone.html", status=404)
-    answers = ProfileAnswers.from_rankings(payload.get("rankings"), list(context.dilemmas))
-    return _results_page(request, context, answers, respondent=None, extra={"read_only": True})
+    answers = ProfileAnswers.from_rankings(payload.get("rankings"), ids)
+    free = not ProfileAnswers.load(request, ids).rankings and _profiling_respondent(request) is None
+    if request.method == "POST" and free:
+        unseen = [dilemma for dilemma in ids if dilemma not in answers.rankings]
+        response = redirect("profile-dilemma", unseen[0]) if unseen else redirect("profile-results")
+        answers.save(response)
+        return response
+    refused = request.method == "POST"
+    extra = {"read_only": True, "can_continue": free, "link_refused": refused}
+    return _results_page(request, context, answers, respondent=None, extra=extra, status=409 if refused else 200)
 
 
 def _start_again(request: HttpRequest, respondent: Respondent | None, reference: str | None) -> HttpResponse:
@@ -407,6 +421,7 @@ def _results_page(
     *,
     respondent: Respondent | None,
     extra: dict,
+    status: int = 200,
 ) -> HttpResponse:
     result = profile_score(rankings=answers.for_scoring(), context=context)
     virtues = list(virtue_list())
@@ -463,6 +478,7 @@ def _results_page(
             "results_link_days": settings.RESULTS_LINK_MAX_AGE_DAYS,
             **extra,
         },
+        status=status,
     )
 
 

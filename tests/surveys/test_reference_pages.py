@@ -235,3 +235,17 @@ def test_resuming_never_hides_the_reference_this_browser_already_holds_for_the_s
     assert refused.status_code == 400 and f"under another reference, {mine}" in refused.content.decode()
     assert footer_reference(client.get(ITEM).content.decode()) == mine
     assert client.post("/resume/", {"reference": mine}).url == ITEM  # its own reference is fine
+
+
+def test_the_private_link_carries_on_without_consent_in_a_browser_without_answers(client, instrument):
+    client.post("/profile/dilemmas/D1/", {"action": "answer", **positions("CBADE")})
+    url = results_link(client.get("/profile/results/").content.decode())
+    other = Client()
+    assert other.post(url).url == "/profile/dilemmas/D2/"
+    other.get("/profile/dilemmas/D2/")
+    other.post("/profile/dilemmas/D2/", {"action": "skip"})
+    assert "1 of 7 answered, 1 skipped" in other.get("/profile/results/").content.decode()
+    # The browser that holds answers of its own keeps them: loading the link there is refused.
+    refused = client.post(url)
+    assert refused.status_code == 409 and "This browser holds answers of its own" in refused.content.decode()
+    assert not Respondent.objects.exists()
