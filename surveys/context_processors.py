@@ -12,11 +12,10 @@ from surveys.references import browser_references, reference_hash
 
 
 def _current_references(request: HttpRequest) -> list[dict[str, str]]:
-    held = getattr(request, "participant_references", None)
-    held = browser_references(request) if held is None else held
+    held = browser_references(request)
     if not held:
         return []
-    hashes = {study: reference_hash(reference) for study, reference in held.items()}
+    hashes = {reference: reference_hash(reference) for _, reference in held}
     try:
         # A reference withdrawn from another browser no longer shows here.
         existing = set(
@@ -28,8 +27,8 @@ def _current_references(request: HttpRequest) -> list[dict[str, str]]:
     studies = registry.studies()
     return [
         {"study": studies[study].name if study in studies else study, "reference": reference}
-        for study, reference in sorted(held.items())
-        if (study, hashes[study]) in existing
+        for study, reference in held
+        if (study, hashes[reference]) in existing
     ]
 
 

@@ -32,6 +32,7 @@ REFERENCE_EXAMPLE = "7KQ4-M2XD-9PBR"
 
 REFERENCES_COOKIE = "participant_references"
 REFERENCES_SALT = "surveys.participant-references"
+BROWSER_REFERENCES_KEPT = 8
 RESULTS_LINK_SALT = "surveys.results-link"
 
 
@@ -65,29 +66,41 @@ def reference_hash(reference: str) -> str:
 # --- the browser's copy -----------------------------------------------------------------------------------------
 
 
-def browser_references(request: HttpRequest) -> dict[str, str]:
-    """The references this browser was given, by study (from its signed cookie; a tampered cookie gives none)."""
+def browser_references(request: HttpRequest) -> list[tuple[str, str]]:
+    """The (study, reference) pairs this browser was given, oldest first, from its signed cookie (or from what a view
+    decided during this request); a tampered cookie gives none."""
+    decided = getattr(request, "participant_references", None)
+    if decided is not None:
+        return decided
     try:
         stored = json.loads(request.get_signed_cookie(REFERENCES_COOKIE, salt=REFERENCES_SALT))
     except (KeyError, ValueError, signing.BadSignature):
-        return {}
-    if not isinstance(stored, dict):
-        return {}
-    return {
-        study: reference
-        for study, reference in stored.items()
-        if isinstance(study, str) and reference_normalise(reference) == reference
-    }
+        return []
+    if not isinstance(stored, list):
+        return []
+    return [
+        (pair[0], pair[1])
+        for pair in stored
+        if isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], str)
+        and reference_normalise(pair[1]) == pair[1]
+    ]
 
 
-def browser_references_save(response: HttpResponse, references: dict[str, str]) -> None:
+def browser_reference(request: HttpRequest, study: str) -> str | None:
+    """This browser's newest reference for ``study``: the one of the respondent its session holds, if any."""
+    return next((reference for held, reference in reversed(browser_references(request)) if held == study), None)
+
+
+def browser_references_save(response: HttpResponse, references: list[tuple[str, str]]) -> None:
     """Write the browser's references, or delete the cookie when none is left."""
     if not references:
         response.delete_cookie(REFERENCES_COOKIE, samesite="Lax")
         return
     response.set_signed_cookie(
         REFERENCES_COOKIE,
-        json.dumps(references, separators=(",", ":"), sort_keys=True),
+        json.dumps(references, separators=(",", ":")),
         salt=REFERENCES_SALT,
         max_age=settings.RESULTS_LINK_MAX_AGE_DAYS * 86_400,
         httponly=True,
@@ -97,14 +110,17 @@ def browser_references_save(response: HttpResponse, references: dict[str, str]) 
 
 
 def remember_reference(request: HttpRequest, *, study: str, reference: str) -> None:
-    """Have `ParticipantReferenceMiddleware` give this browser ``reference`` for ``study`` with the response."""
-    request.participant_references = {**browser_references(request), study: reference}
+    """Have `ParticipantReferenceMiddleware` give this browser ``reference`` for ``study`` with the response.
+
+    Earlier references stay beside it (a person who took part again after their session ended must still see the
+    one that reaches their earlier answers), up to the newest BROWSER_REFERENCES_KEPT."""
+    kept = [pair for pair in browser_references(request) if pair[1] != reference]
+    request.participant_references = [*kept, (study, reference)][-BROWSER_REFERENCES_KEPT:]
 
 
-def forget_reference(request: HttpRequest, *, study: str) -> None:
-    """Have `ParticipantReferenceMiddleware` drop this browser's reference for ``study`` with the response."""
-    remaining = {name: value for name, value in browser_references(request).items() if name != study}
-    request.participant_references = remaining
+def forget_reference(request: HttpRequest, *, reference: str | None) -> None:
+    """Have `ParticipantReferenceMiddleware` drop ``reference`` from this browser with the response."""
+    request.participant_references = [pair for pair in browser_references(request) if pair[1] != reference]
 
 
 # --- private results links --------------------------------------------------------------------------------------

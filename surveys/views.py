@@ -11,7 +11,7 @@ from instruments import registry
 from surveys import selectors
 from surveys.forms import ReferenceForm
 from surveys.questionnaire import questionnaire_for
-from surveys.references import browser_references, forget_reference, remember_reference
+from surveys.references import browser_reference, browser_references, forget_reference, remember_reference
 from surveys.services import respondent_withdraw_by_reference
 from surveys.web import respondent_session_key, withdrawal_context
 from virtuemap_site.abuse import reference_rate_limited
@@ -36,10 +36,11 @@ def reference_withdraw(request: HttpRequest) -> HttpResponse:
         reference = form.cleaned_data["reference"]
         withdrawal = respondent_withdraw_by_reference(reference=reference)
         if withdrawal is not None:
-            if browser_references(request).get(withdrawal.study) == reference:
-                # The consenting browser itself: it forgets the respondent too.
-                forget_reference(request, study=withdrawal.study)
+            if browser_reference(request, withdrawal.study) == reference:
+                # The browser whose session holds the respondent: it forgets them too.
                 request.session.pop(respondent_session_key(withdrawal.study), None)
+            if reference in (held for _, held in browser_references(request)):
+                forget_reference(request, reference=reference)
             context = {**withdrawal_context(withdrawal), "study_name": _study_name(withdrawal.study)}
             return render(request, "surveys/reference_withdrawn.html", context)
         form.add_error("reference", NOT_FOUND)
@@ -55,7 +56,7 @@ def reference_resume(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         reference = form.cleaned_data["reference"]
         respondent = selectors.respondent_by_reference(reference=reference)
-        held = browser_references(request).get(respondent.study) if respondent is not None else None
+        held = browser_reference(request, respondent.study) if respondent is not None else None
         if held not in (None, reference) and selectors.respondent_by_reference(reference=held) is not None:
             # Taking over this browser would hide the reference it shows, the only way to reach those answers.
             form.add_error("reference", ALREADY_HELD.format(study=_study_name(respondent.study), held=held))

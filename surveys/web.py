@@ -11,7 +11,7 @@ from django.http import HttpRequest
 
 from surveys.forms import ConsentForm
 from surveys.models import ConsentText, Respondent
-from surveys.references import forget_reference, remember_reference
+from surveys.references import browser_reference, forget_reference, remember_reference
 from surveys.services import ConsentOutcome, Withdrawal, completion_code_for, respondent_consent, respondent_withdraw
 from virtuemap_site.abuse import network_bucket
 from virtuemap_site.errors import ApplicationError
@@ -62,7 +62,7 @@ def withdraw_in_browser(request: HttpRequest, respondent: Respondent | None, *, 
     and the reference in the footer. Returns what was deleted."""
     withdrawal = respondent_withdraw(respondent=respondent) if respondent is not None else None
     request.session.pop(respondent_session_key(study), None)
-    forget_reference(request, study=study)
+    forget_reference(request, reference=browser_reference(request, study))
     return withdrawal
 
 

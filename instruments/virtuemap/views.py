@@ -36,7 +36,7 @@ from llmruns.results import result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.models import Respondent
-from surveys.references import browser_references, results_token, results_token_read
+from surveys.references import browser_reference, results_token, results_token_read
 from surveys.selectors import consent_text_current, respondent_by_id
 from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
@@ -361,7 +361,7 @@ START_AGAIN_WITHDRAW, START_AGAIN_KEEP = "withdraw", "keep"
 @require_http_methods(["GET", "POST"])
 def profile_results(request: HttpRequest) -> HttpResponse:
     respondent = _profiling_respondent(request)
-    reference = browser_references(request).get(PROFILING) if respondent else None
+    reference = browser_reference(request, PROFILING) if respondent else None
     if request.method == "POST":
         return _start_again(request, respondent, reference)
     context = profile_scoring_context()

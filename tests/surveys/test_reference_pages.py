@@ -249,3 +249,14 @@ def test_the_private_link_carries_on_without_consent_in_a_browser_without_answer
     refused = client.post(url)
     assert refused.status_code == 409 and "This browser holds answers of its own" in refused.content.decode()
     assert not Respondent.objects.exists()
+
+
+def test_taking_part_again_after_the_session_ended_keeps_the_earlier_reference_in_view(client):
+    earlier = take_part(client, answers=3)
+    client.cookies.pop("sessionid")  # the session ends; the references cookie outlives it
+    take_part(client)
+    shown = re.findall(r'<strong class="reference">([0-9A-Z-]{14})</strong>', client.get(ITEM).content.decode())
+    assert len(shown) == 2 and shown[0] == earlier and Respondent.objects.count() == 2
+    later = shown[1]
+    Client().post("/withdraw/", {"reference": earlier})
+    assert footer_reference(client.get(ITEM).content.decode()) == later
