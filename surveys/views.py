@@ -21,11 +21,6 @@ NOT_FOUND = (
     "O, I and L are read as 0, 1 and 1); a reference already used to withdraw no longer exists."
 )
 
-ALREADY_HELD = (
-    "This browser already takes part in the {study} under another reference, {held}. Note that one down, then resume "
-    "in another browser, or withdraw {held} first."
-)
-
 
 @require_http_methods(["GET", "POST"])
 @reference_rate_limited
@@ -56,18 +51,13 @@ def reference_resume(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         reference = form.cleaned_data["reference"]
         respondent = selectors.respondent_by_reference(reference=reference)
-        held = browser_reference(request, respondent.study) if respondent is not None else None
-        if held not in (None, reference) and selectors.respondent_by_reference(reference=held) is not None:
-            # Taking over this browser would hide the reference it shows, the only way to reach those answers.
-            form.add_error("reference", ALREADY_HELD.format(study=_study_name(respondent.study), held=held))
-        elif respondent is not None:
-            # A new session for the respondent, as at consent: nothing of an earlier visitor carries over.
+        if respondent is not None:
+            # A new session for the respondent, as at consent; a reference this browser showed before stays in view.
             request.session.cycle_key()
             request.session[respondent_session_key(respondent.study)] = str(respondent.pk)
             remember_reference(request, study=respondent.study, reference=reference)
             return redirect(_continue_url(respondent.study))
-        else:
-            form.add_error("reference", NOT_FOUND)
+        form.add_error("reference", NOT_FOUND)
     status = 400 if request.method == "POST" else 200
     return render(request, "surveys/reference_resume.html", {"form": form}, status=status)
 
