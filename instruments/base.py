@@ -212,13 +212,17 @@ class Study:
     """A study people take an instrument in: its registered slug (what `surveys.Respondent.study` and
     `surveys.ConsentText.study` hold), its name, and the first version of its consent text (a mapping with "version",
     "title", "information_sheet" and "consent_statement"). ``panel_gated``: the deployment's panel rules
-    (STUDY_ACCESS, STUDY_PANEL_STUDY_ID) apply to it, because its answers decide something (VirtueMap's keys)."""
+    (STUDY_ACCESS, STUDY_PANEL_STUDY_ID) apply to it, because its answers decide something (VirtueMap's keys).
+    ``continue_url_name``: see below."""
 
     slug: str
     name: str
     instrument: str
     consent: Mapping[str, str] = field(default_factory=dict)
     panel_gated: bool = False
+    # For a study with pages of its own: the URL name of the page that carries on for the respondent in the browser
+    # session (where a participant reference resumes). Studies of the shared questionnaire continue at /take/.
+    continue_url_name: str = ""
 
 
 class AnswerRejected(ValueError):

@@ -1,5 +1,5 @@
-"""Forms of the respondent flow: consent (with the signed display time and the honeypot) and the optional
-questions."""
+"""Forms of the respondent flow: consent (with the signed display time and the honeypot), the optional questions,
+and the participant reference."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
 from django.http import HttpRequest
 
+from surveys import references
 from surveys.models import Respondent
 
 FORM_TIME_SALT = "surveys.consent.form_time"
@@ -114,3 +115,20 @@ class DemographicsForm(forms.Form):
         self.fields["country"] = _band_field("Country you live in", Respondent.Country.choices)
         self.fields["education"] = _band_field("Highest education", Respondent.Education.choices)
         self.fields["native_language"] = _band_field("Native language", Respondent.NativeLanguage.choices)
+
+
+class ReferenceForm(forms.Form):
+    """A participant reference typed or pasted by its holder (any case, spaces or hyphens; O, I and L read as 0, 1)."""
+
+    reference = forms.CharField(
+        label="Your participant reference",
+        max_length=40,
+        help_text=f"12 letters and digits, like {references.REFERENCE_EXAMPLE}.",
+    )  # drawn by components/reference_field.html
+
+    def clean_reference(self) -> str:
+        normalised = references.reference_normalise(self.cleaned_data["reference"])
+        if normalised is None:
+            example = references.REFERENCE_EXAMPLE
+            raise forms.ValidationError(f"This is not a participant reference: 12 letters and digits, like {example}.")
+        return normalised

@@ -78,9 +78,10 @@ class Respondent(models.Model):
     """A person who consented to a study, known only by a random UUID.
 
     Never holds an IP address, user agent, name or e-mail. A panel ID (Prolific or generic `pid`) is kept
-    only as an HMAC-SHA256 under a secret key, so the same person cannot take a study twice, and the API
-    token only as a SHA-256. Demographics are optional coarse bands. A flagged respondent failed an attention
-    check or came with a panel ID that had already taken part: their answers are kept but excluded from N and Y.
+    only as an HMAC-SHA256 under a secret key, so the same person cannot take a study twice, the API token only
+    as a SHA-256, and the participant reference shown to the person only as an HMAC-SHA256. Demographics are
+    optional coarse bands. A flagged respondent failed an attention check or came with a panel ID that had already
+    taken part: their answers are kept but excluded from N and Y.
     """
 
     class Panel(models.TextChoices):
@@ -156,6 +157,9 @@ class Respondent(models.Model):
     # network or address can be read back (65,536 buckets, each shared by 256 IPv4 /24 networks).
     network_bucket = models.PositiveIntegerField(null=True, blank=True, editable=False)
     token_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
+    # HMAC of the participant reference the person was shown at consent (surveys/references.py), with which they
+    # withdraw or resume from any browser; NULL for respondents who consented before references existed.
+    reference_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
     age_band = models.CharField(max_length=8, choices=AgeBand.choices, blank=True)
     gender = models.CharField(max_length=16, choices=Gender.choices, blank=True)
     country = models.CharField(max_length=8, choices=Country.choices, blank=True)

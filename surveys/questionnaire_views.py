@@ -1,4 +1,5 @@
-"""The pages of the shared questionnaire: information and consent, one item per page, results, withdrawal.
+"""The pages of the shared questionnaire: information and consent, one item per page, results (and a private link
+to them), withdrawal.
 
 Mounted twice: at /take/<study>/ for every registered study with a questionnaire, and by an instrument under its own
 URLs with the study fixed (the transitivity test's /transitivity/questionnaire/, which panel links point to). Each
@@ -8,6 +9,7 @@ nothing stored; the browser session holds only the respondent's UUID, and only a
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,16 +21,12 @@ from surveys import questionnaire as services
 from surveys import selectors
 from surveys.forms import ConsentForm
 from surveys.models import QuestionnaireSession, Respondent
-from surveys.services import respondent_outcome_code, respondent_withdraw
-from surveys.web import consent_from_form
+from surveys.references import results_token, results_token_read
+from surveys.services import respondent_finished_for_arrival, respondent_outcome_code
+from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
 from virtuemap_site.request_guards import ascii_int
-
-
-def session_key(study: str) -> str:
-    """The browser-session key holding the respondent of ``study`` (one per study, so studies never mix)."""
-    return f"{study}_respondent"
 
 
 def _questionnaire(study: str) -> Questionnaire:
@@ -47,11 +45,12 @@ def _url(request: HttpRequest, name: str, study: str) -> str:
 
 def _links(request: HttpRequest, study: str) -> dict[str, str]:
     names = ("questionnaire-start", "questionnaire-item", "questionnaire-results", "questionnaire-withdraw")
+    # "results-link" is not a sibling to link to: it needs a token.
     return {name.split("-")[1]: _url(request, name, study) for name in names}
 
 
 def _respondent(request: HttpRequest, study: str) -> Respondent | None:
-    respondent_id = request.session.get(session_key(study))
+    respondent_id = request.session.get(respondent_session_key(study))
     if not respondent_id:
         return None
     return selectors.respondent_by_id(respondent_id=respondent_id, study=study)
@@ -73,6 +72,8 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
     session = _session(request, study)
     if session is not None:
         return redirect(_url(request, "questionnaire-results" if session.is_complete else "questionnaire-item", study))
+    if request.method == "GET" and (finished := respondent_finished_for_arrival(study=study, params=request.GET)):
+        return _completed_before(request, study, questionnaire, finished)
     text = selectors.consent_text_current(study=study)
     form = ConsentForm(request.POST or None, request=request)
     try:
@@ -95,7 +96,7 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
             def start(outcome):
                 return services.questionnaire_session_start(respondent=outcome.respondent, options=options)
 
-            if consent_from_form(request, form, text=text, session_key=session_key(study), then=start):
+            if consent_from_form(request, form, text=text, then=start):
                 return redirect(_url(request, "questionnaire-item", study))
     context = {
         **_base_context(request, study, questionnaire),
@@ -154,6 +155,41 @@ def questionnaire_results(request: HttpRequest, study: str) -> HttpResponse:
     session = _session(request, study)
     if session is None:
         return redirect(_url(request, "questionnaire-start", study))
+    token = results_token({"study": study, "respondent": str(session.respondent_id)})
+    link = request.build_absolute_uri(_results_link_url(request, study, token))
+    return _results_page(request, study, questionnaire, session, results_link=link)
+
+
+@require_GET
+def questionnaire_results_link(request: HttpRequest, study: str, token: str) -> HttpResponse:
+    """The results a private link (`questionnaire_results` gives it) points to, in any browser, read-only."""
+    questionnaire = _questionnaire(study)
+    payload = results_token_read(token)
+    respondent = None
+    if payload is not None and payload.get("study") == study:
+        respondent = selectors.respondent_by_id(respondent_id=payload.get("respondent"), study=study)
+    session = services.questionnaire_session_get(respondent=respondent)
+    if session is None:
+        context = {**_base_context(request, study, questionnaire), "expired": payload is None}
+        return render(request, "surveys/questionnaire/results_gone.html", context, status=404)
+    return _results_page(request, study, questionnaire, session, read_only=True)
+
+
+def _results_link_url(request: HttpRequest, study: str, token: str) -> str:
+    match = request.resolver_match
+    kwargs = {"study": study} if "study" in match.captured_kwargs else {}
+    return reverse(f"{match.namespace}:questionnaire-results-link", kwargs={**kwargs, "token": token})
+
+
+def _results_page(
+    request: HttpRequest,
+    study: str,
+    questionnaire: Questionnaire,
+    session: QuestionnaireSession,
+    *,
+    results_link: str | None = None,
+    read_only: bool = False,
+) -> HttpResponse:
     items, answers = services.questionnaire_answers(session=session)
     respondent = session.respondent
     code = respondent_outcome_code(respondent=respondent) if respondent.panel and session.is_complete else None
@@ -164,19 +200,33 @@ def questionnaire_results(request: HttpRequest, study: str) -> HttpResponse:
         "answered": len(answers),
         "total": len(session.sequence),
         "completion_code": code,
+        "results_link": results_link,
+        "results_link_days": settings.RESULTS_LINK_MAX_AGE_DAYS,
+        "read_only": read_only,
     }
     return render(request, "surveys/questionnaire/results.html", context)
 
 
+def _completed_before(
+    request: HttpRequest, study: str, questionnaire: Questionnaire, respondent: Respondent
+) -> HttpResponse:
+    """A finished panel participant back through the panel's link: their completion code again, and the way back."""
+    code = respondent_outcome_code(respondent=respondent)
+    context = {
+        **_base_context(request, study, questionnaire),
+        "completion_code": code,
+        "redirect_url": settings.STUDY_PANEL_REDIRECT_URL.format(code=code),
+    }
+    return render(request, "surveys/questionnaire/completed_before.html", context)
+
+
 @require_http_methods(["GET", "POST"])
 def questionnaire_withdraw(request: HttpRequest, study: str) -> HttpResponse:
-    """Delete the respondent and every answer they gave."""
+    """Delete the respondent and every answer they gave, and say what was deleted."""
     questionnaire = _questionnaire(study)
     respondent = _respondent(request, study)
     context = _base_context(request, study, questionnaire)
     if request.method == "POST":
-        if respondent is not None:
-            respondent_withdraw(respondent=respondent)
-        request.session.pop(session_key(study), None)
-        return render(request, "surveys/questionnaire/withdrawn.html", {**context, "had_data": respondent is not None})
+        withdrawal = withdraw_in_browser(request, respondent, study=study)
+        return render(request, "surveys/questionnaire/withdrawn.html", {**context, **withdrawal_context(withdrawal)})
     return render(request, "surveys/questionnaire/withdraw.html", {**context, "respondent": respondent})

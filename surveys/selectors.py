@@ -50,3 +50,17 @@ def respondent_by_id(*, respondent_id: object, study: str | None = None) -> Resp
     if study:
         respondents = respondents.filter(study=study)
     return respondents.first()
+
+
+def respondent_by_reference(*, reference: str, study: str | None = None) -> Respondent | None:
+    """The respondent whose participant reference this is (compared by its keyed hash), or None; any spelling
+    `surveys.references.reference_normalise` accepts."""
+    from surveys.references import reference_hash, reference_normalise
+
+    normalised = reference_normalise(reference)
+    if normalised is None:
+        return None
+    respondents = Respondent.objects.filter(reference_hash=reference_hash(normalised))
+    if study:
+        respondents = respondents.filter(study=study)
+    return respondents.first()

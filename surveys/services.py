@@ -15,7 +15,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from instruments import registry
-from surveys import selectors
+from surveys import references, selectors
 from surveys.models import ConsentText, Respondent
 from virtuemap_site.errors import ApplicationError
 
@@ -49,12 +49,28 @@ class PanelArrival:
 
 @dataclass(frozen=True)
 class ConsentOutcome:
-    """The respondent who consented, a fresh API token (shown once, stored only hashed), and whether the same
-    panel session's unfinished respondent was resumed rather than created."""
+    """The respondent who consented, a fresh API token and a fresh participant reference (each shown once, stored
+    only hashed), and whether the same panel session's respondent was resumed rather than created."""
 
     respondent: Respondent
     token: str
     resumed: bool
+    reference: str
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """What a withdrawal deleted: the study, how many records of each kind ("answers": 12), whether the respondent
+    came from a panel (who must then return their submission there), and what the instrument's hook reports."""
+
+    study: str
+    deleted: dict[str, int]
+    panel: str
+    changed: list[Any]
+
+    @property
+    def total(self) -> int:
+        return sum(self.deleted.values())
 
 
 def _panel_value(params: Mapping[str, Any], name: str) -> str:
@@ -185,7 +201,7 @@ def respondent_consent(
             {"current_version": text.version},
             status=409,
         )
-    token = secrets.token_urlsafe(32)
+    token, reference = secrets.token_urlsafe(32), references.reference_new()
     fields = {
         "study": study,
         "consent_text": text,
@@ -194,34 +210,38 @@ def respondent_consent(
         "consent_text_hash": text.text_hash,
         "panel": arrival.panel if arrival else Respondent.Panel.NONE,
         "token_hash": token_hash(token),
+        "reference_hash": references.reference_hash(reference),
         "network_bucket": network_bucket,
     }
     if arrival is None:
         respondent = Respondent.objects.create(
             **fields, consented_at=timezone.now(), suspicion=_suspicion_text(suspicion)
         )
-        return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+        return ConsentOutcome(respondent=respondent, token=token, resumed=False, reference=reference)
     for _ in range(2):
         # A savepoint, so that a twin request with the same panel ID that wins the race is looked at again.
         try:
             with transaction.atomic():
-                return _panel_respondent_consent(arrival=arrival, fields=fields, token=token, suspicion=suspicion)
+                respondent, resumed = _panel_respondent_consent(arrival=arrival, fields=fields, suspicion=suspicion)
+                return ConsentOutcome(respondent=respondent, token=token, resumed=resumed, reference=reference)
         except IntegrityError:
             continue
     raise ApplicationError("Please try again.", {}, status=409)
 
 
 def _panel_respondent_consent(
-    *, arrival: PanelArrival, fields: dict[str, Any], token: str, suspicion: Sequence[str]
-) -> ConsentOutcome:
+    *, arrival: PanelArrival, fields: dict[str, Any], suspicion: Sequence[str]
+) -> tuple[Respondent, bool]:
     hashed_id, session = panel_id_hash(arrival.panel_id), panel_session_hash(arrival)
     earlier = Respondent.objects.select_for_update().filter(study=fields["study"], panel_id_hash=hashed_id).first()
     if earlier is not None and session is not None and earlier.panel_session_hash == session:
-        # The same panel session (another device, a lost cookie): the same respondent, finished or not.
+        # The same panel session (another device, a lost cookie): the same respondent, finished or not. The new
+        # token and reference replace the old ones, since only their hashes were kept.
         earlier.token_hash = fields["token_hash"]
+        earlier.reference_hash = fields["reference_hash"]
         earlier.suspicion = _suspicion_text([*filter(None, earlier.suspicion.split(",")), *suspicion])
-        earlier.save(update_fields=["token_hash", "suspicion"])
-        return ConsentOutcome(respondent=earlier, token=token, resumed=True)
+        earlier.save(update_fields=["token_hash", "reference_hash", "suspicion"])
+        return earlier, True
     if earlier is not None:
         respondent = Respondent.objects.create(
             **fields,
@@ -229,7 +249,7 @@ def _panel_respondent_consent(
             flagged=True,
             suspicion=_suspicion_text([*suspicion, Respondent.Suspicion.PANEL_ID_REUSED]),
         )
-        return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+        return respondent, False
     respondent = Respondent.objects.create(
         **fields,
         consented_at=timezone.now(),
@@ -237,7 +257,28 @@ def _panel_respondent_consent(
         panel_session_hash=session,
         suspicion=_suspicion_text(suspicion),
     )
-    return ConsentOutcome(respondent=respondent, token=token, resumed=False)
+    return respondent, False
+
+
+def respondent_finished_for_arrival(*, study: str, params: Mapping[str, Any]) -> Respondent | None:
+    """The finished respondent of ``study`` that this panel arrival (query parameters with Prolific's ID, study and
+    session IDs) belongs to, or None: someone coming back from the panel's link after finishing sees their
+    completion code again instead of a consent form. A panel ID alone is no credential, so only the same panel
+    session matches, as for resuming (`respondent_consent`); unreadable parameters match nothing."""
+    try:
+        arrival = panel_arrival_from_params(params)
+    except ApplicationError:
+        return None
+    session = panel_session_hash(arrival) if arrival is not None else None
+    if session is None:
+        return None
+    return (
+        Respondent.objects.filter(
+            study=study, panel_session_hash=session, panel_id_hash=panel_id_hash(arrival.panel_id)
+        )
+        .exclude(completed_at=None)
+        .first()
+    )
 
 
 def _suspicion_text(codes: Iterable[str]) -> str:
@@ -266,16 +307,51 @@ def respondent_demographics_set(*, respondent: Respondent, answers: Mapping[str,
 
 
 @transaction.atomic
-def respondent_withdraw(*, respondent: Respondent) -> list[Any]:
+def respondent_withdraw(*, respondent: Respondent) -> Withdrawal | None:
     """Delete the respondent and everything they gave (their rows cascade), through the hook of the instrument their
     study belongs to, which does what the deletion alone cannot (VirtueMap recomputes N and Y of the key candidates
-    they answered). Returns what the hook reports; [] for a respondent already gone.
+    they answered). Returns what was deleted, counted per kind of record (`deleted_counts`); None for a respondent
+    already gone.
     """
     locked = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
     if locked is None:
-        return []
+        return None
+    deleted: dict[str, int] = {}
+
+    def delete() -> None:
+        _, per_model = locked.delete()
+        deleted.update(per_model)
+
     plugin = registry.instrument(registry.study(locked.study).instrument)
-    return plugin.on_withdraw(locked, delete=locked.delete)
+    changed = plugin.on_withdraw(locked, delete=delete)
+    return Withdrawal(study=locked.study, deleted=deleted_counts(deleted), panel=locked.panel, changed=changed)
+
+
+def deleted_counts(per_model: Mapping[str, int]) -> dict[str, int]:
+    """Django's deletion counts ("surveys.QuestionnaireAnswer": 12) in words a person reads ("questionnaire answers":
+    12), the consent record first, kinds with nothing deleted left out."""
+    from django.apps import apps
+
+    counts: dict[str, int] = {}
+    for label, count in sorted(per_model.items(), key=lambda item: item[0] != "surveys.Respondent"):
+        if not count:
+            continue
+        if label == "surveys.Respondent":
+            name = "consent record and optional details" if count == 1 else "consent records and optional details"
+        else:
+            meta = apps.get_model(label)._meta
+            name = str(meta.verbose_name if count == 1 else meta.verbose_name_plural)
+        counts[name] = counts.get(name, 0) + count
+    return counts
+
+
+def respondent_withdraw_by_reference(*, reference: str) -> Withdrawal | None:
+    """Withdraw the respondent whose participant reference this is (any spelling `references.reference_normalise`
+    accepts); None, deleting nothing, when the text is no reference or no respondent holds it."""
+    respondent = selectors.respondent_by_reference(reference=reference)
+    if respondent is None:
+        return None
+    return respondent_withdraw(respondent=respondent)
 
 
 def respondent_complete(respondent: Respondent) -> None:

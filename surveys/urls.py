@@ -14,13 +14,15 @@ app_name = "surveys"
 
 
 def questionnaire_urlpatterns(*, study: str | None = None, prefix: str = "") -> list:
-    """The four pages, with ``study`` fixed (an instrument's own URLs) or captured from the path (None)."""
+    """The pages (and the private results link), with ``study`` fixed (an instrument's own URLs) or captured from
+    the path (None)."""
     fixed = {"study": study} if study else {}
     root = prefix if study else f"{prefix}<slug:study>/"
     return [
         path(root, views.questionnaire_start, fixed, name="questionnaire-start"),
         path(f"{root}next/", views.questionnaire_item, fixed, name="questionnaire-item"),
         path(f"{root}results/", views.questionnaire_results, fixed, name="questionnaire-results"),
+        path(f"{root}results/<str:token>/", views.questionnaire_results_link, fixed, name="questionnaire-results-link"),
         path(f"{root}withdraw/", views.questionnaire_withdraw, fixed, name="questionnaire-withdraw"),
     ]
 

@@ -1,4 +1,5 @@
-"""What every consent page does with an agreeing consent form: one place, for every study's pages."""
+"""What every study's pages share: consenting with an agreeing form, the browser session of a respondent, and
+withdrawing (in this browser or with a participant reference) with a report of what was deleted."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from django.db import transaction
 from django.http import HttpRequest
 
 from surveys.forms import ConsentForm
-from surveys.models import ConsentText
-from surveys.services import ConsentOutcome, respondent_consent
+from surveys.models import ConsentText, Respondent
+from surveys.references import browser_reference, forget_reference, remember_reference
+from surveys.services import ConsentOutcome, Withdrawal, completion_code_for, respondent_consent, respondent_withdraw
 from virtuemap_site.abuse import network_bucket
 from virtuemap_site.errors import ApplicationError
 
@@ -20,14 +22,14 @@ def consent_from_form(
     form: ConsentForm,
     *,
     text: ConsentText,
-    session_key: str,
     then: Callable[[ConsentOutcome], Any] | None = None,
 ) -> ConsentOutcome | None:
     """Record the consent of a valid, agreeing ``form`` to ``text`` (its study, version and language), with the
     arrival's panel parameters, suspicion codes and network bucket; run ``then`` (e.g. start a questionnaire) in the
     same transaction, so a refusal there stores nothing either; then give the browser a new session holding only the
-    respondent's UUID under ``session_key``. Returns None, with the reason added to the form, when the consent or
-    ``then`` is refused."""
+    respondent's UUID (`respondent_session_key`) and the participant reference in its own cookie (never in the session,
+    which is stored on the server). Returns None, with the reason added to the form, when the consent or ``then`` is
+    refused."""
     try:
         with transaction.atomic():
             outcome = respondent_consent(
@@ -45,5 +47,31 @@ def consent_from_form(
         form.add_error(None, error.message)
         return None
     request.session.cycle_key()
-    request.session[session_key] = str(outcome.respondent.pk)
+    request.session[respondent_session_key(text.study)] = str(outcome.respondent.pk)
+    remember_reference(request, study=text.study, reference=outcome.reference)
     return outcome
+
+
+def respondent_session_key(study: str) -> str:
+    """The browser-session key holding the respondent of ``study`` (one per study, so studies never mix)."""
+    return f"{study}_respondent"
+
+
+def withdraw_in_browser(request: HttpRequest, respondent: Respondent | None, *, study: str) -> Withdrawal | None:
+    """Withdraw ``respondent`` (None: nothing stored) and make this browser forget them: the session's respondent
+    and the reference in the footer. Returns what was deleted."""
+    withdrawal = respondent_withdraw(respondent=respondent) if respondent is not None else None
+    request.session.pop(respondent_session_key(study), None)
+    forget_reference(request, reference=browser_reference(request, study))
+    return withdrawal
+
+
+def withdrawal_context(withdrawal: Withdrawal | None) -> dict[str, Any]:
+    """What the withdrawn pages show (`components/withdrawal_report.html`): the counts deleted and, for a panel
+    arrival, the code to give the panel (the no-consent code: consent was taken back) with the instruction to return
+    the submission rather than complete it."""
+    panel = withdrawal is not None and bool(withdrawal.panel)
+    return {
+        "withdrawal": withdrawal,
+        "withdrawal_panel_code": completion_code_for(outcome="no_consent") if panel else None,
+    }

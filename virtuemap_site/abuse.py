@@ -135,9 +135,11 @@ def rate_limited(scope: str, rate_setting: str) -> Callable:
     return decorator
 
 
-# The two limits of every instrument's pages: consenting, and submitting an answer.
+# The limits of every instrument's pages: consenting, submitting an answer, and trying a participant reference
+# (withdrawing or resuming with one: every try counts, so guessing one is slow).
 consent_rate_limited = rate_limited("consent", "STUDY_CONSENT_RATE")
 submit_rate_limited = rate_limited("submit", "STUDY_SUBMIT_RATE")
+reference_rate_limited = rate_limited("reference", "STUDY_REFERENCE_RATE")
 
 
 class ScopedRateThrottle(BaseThrottle):

@@ -64,6 +64,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Gives the browser the participant references a view decided on (a signed cookie, never the session).
+    "surveys.middleware.ParticipantReferenceMiddleware",
     # Innermost, so it sees a view's database error first: a friendly 503 while the database is unreachable.
     "virtuemap_site.unavailable.DatabaseUnavailableMiddleware",
 ]
@@ -81,6 +83,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "surveys.context_processors.participant_references",
             ],
         },
     },
@@ -328,6 +331,17 @@ STUDY_COMPLETION_CODE_FAILED_CHECKS = env.str("STUDY_COMPLETION_CODE_FAILED_CHEC
 STUDY_PANEL_REDIRECT_URL = env.str(
     "STUDY_PANEL_REDIRECT_URL", default="https://app.prolific.com/submissions/complete?cc={code}"
 )
+# Participant references (surveys/references.py): stored only as HMAC-SHA256 under this key, derived from SECRET_KEY
+# unless set; changing it (or SECRET_KEY) makes every reference given so far unusable. Guesses at a reference on the
+# withdraw and resume pages are limited per client by STUDY_REFERENCE_RATE. A private results link (and the browser's
+# copy of its references) lasts RESULTS_LINK_MAX_AGE_DAYS.
+PARTICIPANT_REFERENCE_HMAC_KEY = env.str(
+    "PARTICIPANT_REFERENCE_HMAC_KEY", default=hashlib.sha256(f"participant-reference:{SECRET_KEY}".encode()).hexdigest()
+)
+STUDY_REFERENCE_RATE = env.str("STUDY_REFERENCE_RATE", default="20/hour")
+RESULTS_LINK_MAX_AGE_DAYS = env.int("RESULTS_LINK_MAX_AGE_DAYS", default=90)
+if RESULTS_LINK_MAX_AGE_DAYS < 1:
+    raise ValueError("RESULTS_LINK_MAX_AGE_DAYS must be at least 1")
 for _name in ("STUDY_ITEMS_PER_RESPONDENT", "KEY_MIN_EVALUATIONS", "PROFILE_REFERENCE_MIN_RESPONDENTS"):
     if globals()[_name] < 1:
         raise ValueError(f"{_name} must be at least 1")
@@ -470,7 +484,7 @@ LOGGING["loggers"] = {
 # Celery workers keep this logging (and its filter) instead of installing their own root handlers.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
-for _name in ("STUDY_CONSENT_RATE", "STUDY_SUBMIT_RATE"):
+for _name in ("STUDY_CONSENT_RATE", "STUDY_SUBMIT_RATE", "STUDY_REFERENCE_RATE"):
     if not re.fullmatch(r"(?i)\s*(off|none|)\s*|\s*[1-9]\d*/(s|m|h|d)\w*\s*", globals()[_name]):
         raise ValueError(f"{_name} must be a rate like 30/hour, 60/minute, or off")
 if ABUSE_KEY_ROTATION_SECONDS < 60:

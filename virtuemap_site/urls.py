@@ -10,6 +10,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from instruments import api as instruments_api
 from instruments.virtuemap import api as virtuemap_api
 from instruments.virtuemap import views as virtuemap_views
+from surveys import views as surveys_views
 
 
 class ModelSlugConverter:
@@ -54,6 +55,8 @@ urlpatterns = [
     path("profile/", virtuemap_views.profile_start, name="profile-start"),
     path("profile/dilemmas/<str:dilemma_id>/", virtuemap_views.profile_dilemma, name="profile-dilemma"),
     path("profile/results/", virtuemap_views.profile_results, name="profile-results"),
+    path("profile/results/<str:token>/", virtuemap_views.profile_results_link, name="profile-results-link"),
+    path("profile/resume/", virtuemap_views.profile_resume, name="profile-resume"),
     path("profile/withdraw/", virtuemap_views.profile_withdraw, name="profile-withdraw"),
     path("models/", virtuemap_views.gallery, name="model-gallery"),
     path(settings.ADMIN_PATH, admin.site.urls),
@@ -63,6 +66,9 @@ urlpatterns = [
     path("moralbench/", include("instruments.moralbench.urls")),
     path("amaeval/", include("instruments.amaeval.urls")),
     path("take/", include("surveys.urls")),
+    # With a participant reference, from any browser (surveys/views.py).
+    path("withdraw/", surveys_views.reference_withdraw, name="reference-withdraw"),
+    path("resume/", surveys_views.reference_resume, name="reference-resume"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script as a separate file: no inline script, and its assets come from the sidecar.
     # Swagger UI's stylesheet draws its icons as data: SVG images; only this page allows them.

@@ -87,8 +87,21 @@ class VirtueMap(Instrument):
         ),
     )
     studies = (
-        Study(VALIDATION, "Key validation study", "virtuemap", consent=VALIDATION_CONSENT, panel_gated=True),
-        Study(PROFILING, "Profiling questionnaire", "virtuemap", consent=PROFILING_CONSENT),
+        Study(
+            VALIDATION,
+            "Key validation study",
+            "virtuemap",
+            consent=VALIDATION_CONSENT,
+            panel_gated=True,
+            continue_url_name="study-item",
+        ),
+        Study(
+            PROFILING,
+            "Profiling questionnaire",
+            "virtuemap",
+            consent=PROFILING_CONSENT,
+            continue_url_name="profile-resume",
+        ),
     )
 
     def plan_complete(self, plan: dict[str, Any], *, model: Any = None) -> dict[str, Any]:

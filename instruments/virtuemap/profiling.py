@@ -161,7 +161,8 @@ def profiling_submission_store(
     ``rankings`` maps dilemma id → ranking letters ("CBADE") or None for a skipped dilemma. The scores and the
     keys used are stored with them, and what the questionnaire showed: ``start_orders`` (dilemma id → the random
     order the responses were first shown in) and ``kept_unmoved`` (dilemmas answered with "I have not moved
-    anything"). Start orders that are not permutations of A–E, and kept dilemmas without a ranking, are refused.
+    anything"); start orders recorded earlier for dilemmas still answered are kept. Start orders that are not
+    permutations of A–E, and kept dilemmas without a ranking, are refused.
     Refuses (ApplicationError) a respondent of another study, since only
     consent to the profiling study's text covers these answers, and rankings that `profile_score` refuses.
     """
@@ -177,6 +178,9 @@ def profiling_submission_store(
             raise ApplicationError(f"Start order of {dilemma}: {error}.", {"field": "start_orders"}) from None
     if any(not rankings.get(dilemma) for dilemma in kept_unmoved):
         raise ApplicationError("A dilemma kept unmoved must have a ranking.", {"field": "kept_unmoved"})
+    earlier = ProfilingSubmission.objects.filter(respondent=respondent).values_list("start_orders", flat=True).first()
+    # A start order once recorded stands: a browser that resumed with the participant reference never saw it.
+    start_orders = {**{d: o for d, o in (earlier or {}).items() if d in rankings}, **start_orders}
     submission, _ = ProfilingSubmission.objects.update_or_create(
         respondent=respondent,
         defaults={

@@ -162,6 +162,10 @@ class ConsentApi(APIView):
         respondent = serializers.UUIDField()
         token = serializers.CharField(help_text=f"Send as {TOKEN_HEADER}; shown only now.")
         resumed = serializers.BooleanField(help_text="The respondent of this panel session was resumed.")
+        participant_reference = serializers.CharField(
+            help_text="Show it to the person (e.g. 7KQ4-M2XD-9PBR): with it they withdraw from any browser at "
+            "/withdraw/. Shown only now; a resumed respondent gets a new one and the old one stops working."
+        )
 
     @extend_schema(
         operation_id="study_consent_read", responses={200: OutputSerializer, 404: ErrorSerializer, **errors(403)}
@@ -191,7 +195,12 @@ class ConsentApi(APIView):
             panel=data.get("panel"),
             network_bucket=network_bucket(request),
         )
-        body = {"respondent": outcome.respondent.pk, "token": outcome.token, "resumed": outcome.resumed}
+        body = {
+            "respondent": outcome.respondent.pk,
+            "token": outcome.token,
+            "resumed": outcome.resumed,
+            "participant_reference": outcome.reference,
+        }
         return Response(body, status=status.HTTP_200_OK if outcome.resumed else status.HTTP_201_CREATED)
 
 

@@ -26,17 +26,17 @@ from surveys.selectors import consent_text_current, respondent_by_id
 from surveys.services import (
     completion_code_for,
     respondent_demographics_set,
+    respondent_finished_for_arrival,
     respondent_outcome_code,
-    respondent_withdraw,
 )
-from surveys.web import consent_from_form
+from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
 
 # --- The validation study ------------------------------------------------------------------------------------
 # Pages of the respondent journey. The session holds only the respondent's UUID, and only after consent.
 
-SESSION_KEY = "validation_respondent"
+SESSION_KEY = respondent_session_key(VALIDATION)
 PANEL_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
 
 
@@ -55,6 +55,8 @@ def _no_respondent(request: HttpRequest) -> HttpResponse:
 
 
 def study_landing(request: HttpRequest) -> HttpResponse:
+    if finished := respondent_finished_for_arrival(study=VALIDATION, params=request.GET):
+        return _thanks(request, finished)
     return render(
         request,
         "virtuemap/study/landing.html",
@@ -77,6 +79,9 @@ def study_consent(request: HttpRequest) -> HttpResponse:
     if current is not None:
         # This browser already consented: carry on (or show the code again) rather than start a second respondent.
         return redirect("study-thanks" if current.is_complete else "study-item")
+    if request.method == "GET" and (finished := respondent_finished_for_arrival(study=VALIDATION, params=request.GET)):
+        # Back from the panel's link after finishing: the completion code again, not a consent form.
+        return _thanks(request, finished)
     form = forms.ConsentForm(request.POST or None, request=request)
     if request.method == "POST" and form.is_valid():
         panel = form.panel()
@@ -87,7 +92,7 @@ def study_consent(request: HttpRequest) -> HttpResponse:
         if not form.cleaned_data["agree"]:
             form.add_error("agree", "Please tick the box to agree, or choose “I do not agree”.")
         else:
-            outcome = consent_from_form(request, form, text=text, session_key=SESSION_KEY)
+            outcome = consent_from_form(request, form, text=text)
             if outcome is not None:
                 return redirect("study-item" if outcome.resumed else "study-demographics")
     return render(request, "virtuemap/study/consent.html", {"text": text, "form": form})
@@ -237,6 +242,10 @@ def study_thanks(request: HttpRequest) -> HttpResponse:
         return _no_respondent(request)
     if not respondent.is_complete:
         return redirect("study-item")
+    return _thanks(request, respondent)
+
+
+def _thanks(request: HttpRequest, respondent: Respondent) -> HttpResponse:
     code = respondent_outcome_code(respondent=respondent)
     context = _completion_context(code, bool(respondent.panel))
     return render(request, "virtuemap/study/thanks.html", {"respondent": respondent, **context})
@@ -246,9 +255,8 @@ def study_thanks(request: HttpRequest) -> HttpResponse:
 def study_withdraw(request: HttpRequest) -> HttpResponse:
     respondent = _session_respondent(request)
     if request.method == "POST" and respondent is not None:
-        respondent_withdraw(respondent=respondent)
-        request.session.flush()
-        return render(request, "virtuemap/study/withdrawn.html")
+        withdrawal = withdraw_in_browser(request, respondent, study=VALIDATION)
+        return render(request, "virtuemap/study/withdrawn.html", withdrawal_context(withdrawal))
     if respondent is None:
         return render(request, "virtuemap/study/withdrawn.html", {"nothing_stored": True})
     return render(request, "virtuemap/study/withdraw.html", {"respondent": respondent})

@@ -22,6 +22,7 @@ from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.plugin import PROFILING, VirtueMap
 from instruments.virtuemap.profiling import profile_score, profiling_submission_store
 from instruments.virtuemap.selectors import (
+    ProfileScoringContext,
     dilemma_list_with_options,
     profile_scores,
     profile_scoring_context,
@@ -35,9 +36,9 @@ from llmruns.results import result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.models import Respondent
+from surveys.references import browser_reference, results_token, results_token_read
 from surveys.selectors import consent_text_current, respondent_by_id
-from surveys.services import respondent_withdraw
-from surveys.web import consent_from_form
+from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 
 
@@ -102,6 +103,26 @@ class ProfileAnswers:
         raw_rankings = stored.get("rankings") if versioned else stored
         if not isinstance(raw_rankings, dict):
             return cls()
+        rankings = cls._checked(raw_rankings, dilemmas)
+        if not versioned:
+            return cls(rankings)
+        seed = stored.get("seed")
+        seed = seed if isinstance(seed, str) and 0 < len(seed) <= 64 else None
+        shown, kept = (
+            [dilemma for dilemma in dilemmas if isinstance(stored.get(name), list) and dilemma in stored[name]]
+            for name in ("shown", "kept")
+        )
+        return cls(rankings, seed=seed, shown=shown if seed else [], kept=kept)
+
+    @classmethod
+    def from_rankings(cls, raw_rankings: object, dilemmas: list[str], *, kept: object = ()) -> ProfileAnswers:
+        """Answers from stored or linked rankings (a submission, a private results link), checked like a cookie's."""
+        rankings = cls._checked(raw_rankings if isinstance(raw_rankings, dict) else {}, dilemmas)
+        kept_list = [d for d in dilemmas if isinstance(kept, list | tuple) and d in kept and rankings.get(d)]
+        return cls(rankings, kept=kept_list)
+
+    @staticmethod
+    def _checked(raw_rankings: dict, dilemmas: list[str]) -> dict[str, str | None]:
         # A tampered or outdated cookie can only lose answers, never inject a bad ranking.
         rankings: dict[str, str | None] = {}
         for dilemma, ranking in raw_rankings.items():
@@ -114,15 +135,7 @@ class ProfileAnswers:
                 rankings[dilemma] = "".join(validate_ranking(list(ranking) if isinstance(ranking, str) else ranking))
             except RankingError:
                 continue
-        if not versioned:
-            return cls(rankings)
-        seed = stored.get("seed")
-        seed = seed if isinstance(seed, str) and 0 < len(seed) <= 64 else None
-        shown, kept = (
-            [dilemma for dilemma in dilemmas if isinstance(stored.get(name), list) and dilemma in stored[name]]
-            for name in ("shown", "kept")
-        )
-        return cls(rankings, seed=seed, shown=shown if seed else [], kept=kept)
+        return rankings
 
     def save(self, response: HttpResponse) -> None:
         payload = {"v": 2, "rankings": self.rankings, "seed": self.seed, "shown": self.shown, "kept": self.kept}
@@ -174,7 +187,7 @@ def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
     }
 
 
-PROFILING_SESSION_KEY = "profiling_respondent"
+PROFILING_SESSION_KEY = respondent_session_key(PROFILING)
 ANSWER, KEEP, SKIP = "answer", "keep", "skip"
 NOT_MOVED_BUT_SAVED = (
     "You have not moved anything. If this order is your answer, choose “I have not moved anything: this order is "
@@ -213,7 +226,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
         if form.is_valid() and not form.cleaned_data["agree"]:
             form.add_error("agree", "Please tick the box to agree, or choose to start without storing anything.")
         elif form.is_valid():
-            outcome = consent_from_form(request, form, text=text, session_key=PROFILING_SESSION_KEY)
+            outcome = consent_from_form(request, form, text=text)
             if outcome is not None:
                 if answers.rankings:
                     answers.store(outcome.respondent)
@@ -241,13 +254,33 @@ def profile_withdraw(request: HttpRequest) -> HttpResponse:
     """Delete the consenting respondent and their stored answers, and forget the answers in the browser."""
     respondent = _profiling_respondent(request)
     if request.method == "POST":
-        if respondent is not None:
-            respondent_withdraw(respondent=respondent)
-        request.session.pop(PROFILING_SESSION_KEY, None)
-        response = render(request, "virtuemap/profile_withdrawn.html", {"had_data": respondent is not None})
-        response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
-        return response
+        return _withdrawn(request, respondent)
     return render(request, "virtuemap/profile_withdraw.html", {"respondent": respondent})
+
+
+def _withdrawn(request: HttpRequest, respondent: Respondent | None) -> HttpResponse:
+    """Withdraw the respondent (if any), forget the answers in the browser, and say what was deleted."""
+    withdrawal = withdraw_in_browser(request, respondent, study=PROFILING)
+    response = render(request, "virtuemap/profile_withdrawn.html", withdrawal_context(withdrawal))
+    response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
+    return response
+
+
+def profile_resume(request: HttpRequest) -> HttpResponse:
+    """Where a participant reference resumes the profiling questionnaire: the answers stored with consent come back
+    into this browser (unless it holds answers of its own), then the questionnaire carries on."""
+    respondent = _profiling_respondent(request)
+    if respondent is None:
+        return redirect("profile-start")
+    ids = list(dilemma_list_with_options().order_by("position").values_list("id", flat=True))
+    answers = ProfileAnswers.load(request, ids)
+    stored = getattr(respondent, "profiling_submission", None)
+    if not answers.rankings and stored is not None:
+        answers = ProfileAnswers.from_rankings(stored.rankings, ids, kept=stored.kept_unmoved)
+    unseen = [dilemma for dilemma in ids if dilemma not in answers.rankings]
+    response = redirect("profile-dilemma", unseen[0]) if unseen else redirect("profile-results")
+    answers.save(response)
+    return response
 
 
 @submit_rate_limited
@@ -322,15 +355,74 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
     return page
 
 
+START_AGAIN_WITHDRAW, START_AGAIN_KEEP = "withdraw", "keep"
+
+
+@require_http_methods(["GET", "POST"])
 def profile_results(request: HttpRequest) -> HttpResponse:
+    respondent = _profiling_respondent(request)
+    reference = browser_reference(request, PROFILING) if respondent else None
     if request.method == "POST":
-        # "Start again": forget every answer in the browser. Answers stored with consent stay until withdrawn.
-        request.session.pop(PROFILING_SESSION_KEY, None)
-        response = redirect("profile-start")
-        response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
-        return response
+        return _start_again(request, respondent, reference)
     context = profile_scoring_context()
     answers = ProfileAnswers.load(request, list(context.dilemmas))
+    # A private link to these results holds the rankings only: it works without consent, and says nothing of who.
+    token = results_token({"study": PROFILING, "rankings": answers.rankings})
+    link = request.build_absolute_uri(reverse("profile-results-link", args=[token]))
+    return _results_page(
+        request, context, answers, respondent=respondent, extra={"results_link": link, "reference": reference}
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def profile_results_link(request: HttpRequest, token: str) -> HttpResponse:
+    """The results a private link holds (their rankings, scored against today's keys), in any browser, read-only.
+
+    The link is also the resume code of someone who did not consent (nothing of theirs is on the server): a POST
+    carries on with its answers in this browser, provided the browser holds no answers, stored or not, of its own.
+    """
+    context = profile_scoring_context()
+    ids = list(context.dilemmas)
+    payload = results_token_read(token)
+    if payload is None or payload.get("study") != PROFILING:
+        return render(request, "virtuemap/profile_results_gone.html", status=404)
+    answers = ProfileAnswers.from_rankings(payload.get("rankings"), ids)
+    free = not ProfileAnswers.load(request, ids).rankings and _profiling_respondent(request) is None
+    if request.method == "POST" and free:
+        unseen = [dilemma for dilemma in ids if dilemma not in answers.rankings]
+        response = redirect("profile-dilemma", unseen[0]) if unseen else redirect("profile-results")
+        answers.save(response)
+        return response
+    refused = request.method == "POST"
+    extra = {"read_only": True, "can_continue": free, "link_refused": refused}
+    return _results_page(request, context, answers, respondent=None, extra=extra, status=409 if refused else 200)
+
+
+def _start_again(request: HttpRequest, respondent: Respondent | None, reference: str | None) -> HttpResponse:
+    """ "Start again": forget every answer in this browser. Answers stored with consent are either withdrawn (and the
+    page says what was deleted) or kept under the participant reference, which the page shows once more, so that
+    they are never out of their owner's reach."""
+    choice = request.POST.get("start_again")
+    if respondent is not None and (choice == START_AGAIN_WITHDRAW or reference is None):
+        return _withdrawn(request, respondent)
+    request.session.pop(PROFILING_SESSION_KEY, None)
+    if respondent is not None:
+        response = render(request, "virtuemap/profile_kept.html", {"reference": reference})
+    else:
+        response = redirect("profile-start")
+    response.delete_cookie(ANSWERS_COOKIE, samesite="Lax")
+    return response
+
+
+def _results_page(
+    request: HttpRequest,
+    context: ProfileScoringContext,
+    answers: ProfileAnswers,
+    *,
+    respondent: Respondent | None,
+    extra: dict,
+    status: int = 200,
+) -> HttpResponse:
     result = profile_score(rankings=answers.for_scoring(), context=context)
     virtues = list(virtue_list())
     dilemmas = {dilemma.id: dilemma for dilemma in dilemma_list_with_options()}
@@ -348,7 +440,6 @@ def profile_results(request: HttpRequest) -> HttpResponse:
             axis_labels=names,
             series=[RadarSeries("Your profile", person), RadarSeries(best.name, best_scores, style="model")],
         )
-    respondent = _profiling_respondent(request)
     people, reference = profiling_reference_scores(
         virtues=[virtue.id for virtue in virtues], exclude=respondent.pk if respondent else None
     )
@@ -384,7 +475,10 @@ def profile_results(request: HttpRequest) -> HttpResponse:
             "progress": _progress(answers, len(context.dilemmas)),
             "first": next(iter(dilemmas.values()), None),
             "respondent": respondent,
+            "results_link_days": settings.RESULTS_LINK_MAX_AGE_DAYS,
+            **extra,
         },
+        status=status,
     )
 
 

@@ -66,6 +66,19 @@ def page(request, browser, live_server):
 
 
 @pytest.fixture
+def other_page(request, browser, live_server):
+    """A second browser (cookies of its own) of the same viewport as ``page``; fails the test on any console error."""
+    viewport = request.node.callspec.params.get("page", "desktop") if hasattr(request.node, "callspec") else "desktop"
+    context, page, problems = _open_page(
+        browser, base_url=live_server.url, **(PHONE if viewport == "phone" else DESKTOP)
+    )
+    page.viewport_name = f"{viewport}-other"
+    yield page
+    context.close()
+    assert not problems, f"console errors: {problems}"
+
+
+@pytest.fixture
 def page_without_javascript(browser, live_server):
     context, page, problems = _open_page(browser, base_url=live_server.url, java_script_enabled=False, **PHONE)
     yield page

@@ -63,7 +63,9 @@ def test_withdrawing_deletes_the_respondent_and_the_answers(client, instrument, 
     consent(client)
     client.post("/profile/dilemmas/D1/", {"action": "answer", **positions("CBADE")})
     page = client.post("/profile/withdraw/").content.decode()
-    assert "Everything stored for you has been deleted" in page
+    assert "Deleted 2 records" in page
+    assert "consent record and optional details</span>: <strong data-count>1<" in page
+    assert "profiling submission</span>: <strong data-count>1<" in page
     assert not Respondent.objects.exists()
     assert not ProfilingSubmission.objects.exists()
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from instruments.virtuemap.models import ValidationResponse
@@ -36,6 +37,15 @@ def test_consent_returns_a_respondent_and_a_token_stored_only_hashed(client, con
     response = client.post(f"{API}/consent/", {"consent_version": "1", "accept": True}, format="json")
     assert response.status_code == 201
     assert response.json()["token"] not in str(list(Respondent.objects.values()))
+
+
+def test_consent_returns_the_participant_reference_that_withdraws_from_any_browser(client, consent_texts):
+    reference = client.post(f"{API}/consent/", {"consent_version": "1", "accept": True}, format="json").json()[
+        "participant_reference"
+    ]
+    assert reference not in str(list(Respondent.objects.values()))
+    page = Client().post("/withdraw/", {"reference": reference}).content.decode()
+    assert "Deleted 1 record" in page and not Respondent.objects.exists()
 
 
 def test_declining_consent_stores_nothing_and_gives_the_panel_code(client, consent_texts):

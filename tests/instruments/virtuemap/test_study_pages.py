@@ -3,6 +3,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 
 from instruments.virtuemap.models import Assignment, ValidationResponse
 from instruments.virtuemap.validation import validation_open
@@ -212,3 +213,31 @@ def test_the_home_page_invites_people_to_the_study_while_it_is_open(client, open
 def test_pages_after_consent_need_the_session(client, open_candidate):
     assert client.get("/study/item/").url == "/study/"
     assert re.search("Nothing to withdraw", client.get("/study/withdraw/").content.decode())
+
+
+PANEL = {"PROLIFIC_PID": "p7", "STUDY_ID": "s7", "SESSION_ID": "x7"}
+
+
+def test_a_finished_panel_participant_back_on_another_device_sees_the_code_not_a_consent_form(client, open_candidate):
+    client.post("/study/consent/", {"agree": "on", "accept": "1", **PANEL})
+    Respondent.objects.update(completed_at="2026-01-01T00:00Z")
+    other = Client()
+    for path in ("/study/", "/study/consent/"):
+        page = other.get(path, PANEL).content.decode()
+        assert "VM-COMPLETED" in page and "cc=VM-COMPLETED" in page and 'name="agree"' not in page, path
+    assert Respondent.objects.count() == 1
+
+
+def test_a_withdrawing_panel_participant_is_told_to_return_the_submission(client, open_candidate):
+    client.post("/study/consent/", {"agree": "on", "accept": "1", **PANEL})
+    page = client.post("/study/withdraw/").content.decode()
+    assert "return your submission" in page and "VM-NOCONSENT" in page and "Deleted 1 record" in page
+    assert "VM-COMPLETED" not in page and not Respondent.objects.exists()
+
+
+def test_the_reference_resumes_the_study_in_another_browser(consented):
+    page = consented.get("/study/item/").content.decode()
+    reference = re.search(r'<strong class="reference">([0-9A-Z-]{14})</strong>', page).group(1)
+    other = Client()
+    assert other.post("/resume/", {"reference": reference}).url == "/study/item/"
+    assert other.get("/study/item/").status_code == 200 and Respondent.objects.count() == 1

@@ -1,0 +1,37 @@
+"""What every page's footer shows a participant: the references this browser holds for studies they are still in."""
+
+from __future__ import annotations
+
+from django.db import DatabaseError
+from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from instruments import registry
+from surveys.models import Respondent
+from surveys.references import browser_references, reference_hash
+
+
+def _current_references(request: HttpRequest) -> list[dict[str, str]]:
+    held = browser_references(request)
+    if not held:
+        return []
+    hashes = {reference: reference_hash(reference) for _, reference in held}
+    try:
+        # A reference withdrawn from another browser no longer shows here.
+        existing = set(
+            Respondent.objects.filter(reference_hash__in=hashes.values()).values_list("study", "reference_hash")
+        )
+    except DatabaseError:
+        # A page about the database being down must still render.
+        return []
+    studies = registry.studies()
+    return [
+        {"study": studies[study].name if study in studies else study, "reference": reference}
+        for study, reference in held
+        if (study, hashes[reference]) in existing
+    ]
+
+
+def participant_references(request: HttpRequest) -> dict[str, object]:
+    """``participant_references``: [{"study": name, "reference": "7KQ4-M2XD-9PBR"}], read only if a page shows it."""
+    return {"participant_references": SimpleLazyObject(lambda: _current_references(request))}
