@@ -301,6 +301,17 @@ class Instrument:
     def slug(self) -> str:
         return self.identity.slug
 
+    @property
+    def page_url(self) -> str | None:
+        """The instrument's public page, linked from the navigation bar of every page: by convention the view named
+        "about" in the URL namespace of its slug (``transitivity:about``); None when it has none."""
+        from django.urls import NoReverseMatch, reverse
+
+        try:
+            return reverse(f"{self.slug}:about")
+        except NoReverseMatch:
+            return None
+
     # --- the item bank ---------------------------------------------------------------------------------------
 
     def item_records(self) -> list[dict[str, Any]]:

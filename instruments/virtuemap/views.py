@@ -333,6 +333,9 @@ def profile_results(request: HttpRequest) -> HttpResponse:
     answers = ProfileAnswers.load(request, list(context.dilemmas))
     result = profile_score(rankings=answers.for_scoring(), context=context)
     virtues = list(virtue_list())
+    if not virtues:
+        # Nothing loaded yet: the start page says so, where a chart with no axes has nothing to draw.
+        return redirect("profile-start")
     dilemmas = {dilemma.id: dilemma for dilemma in dilemma_list_with_options()}
     person = [result.scores[virtue.id] for virtue in virtues]
     names = [virtue.name for virtue in virtues]
