@@ -221,6 +221,21 @@ class Study:
     panel_gated: bool = False
 
 
+@dataclass(frozen=True)
+class StudyLength:
+    """What taking part in a study asks, computed from the settings and the item bank, for its information sheet:
+    ``items`` pages (``checks`` of them attention checks) at about ``seconds_per_item`` each."""
+
+    items: int
+    seconds_per_item: int
+    checks: int = 0
+
+    @property
+    def minutes(self) -> int:
+        """The estimate in whole minutes, at least one: round(items × seconds per item / 60)."""
+        return max(1, round(self.items * self.seconds_per_item / 60))
+
+
 class AnswerRejected(ValueError):
     """A person's answer to a questionnaire item that cannot be stored; the message is shown to them."""
 
@@ -244,6 +259,8 @@ class Questionnaire:
     item_noun: ClassVar[str] = "Question"
     agree_label: ClassVar[str] = "I agree: store my answers anonymously for research."
     stylesheet: ClassVar[str | None] = None
+    # About how long one page takes to read and answer, for the time the information sheet announces.
+    seconds_per_item: ClassVar[int] = 10
 
     @property
     def about_url(self) -> str | None:
@@ -427,6 +444,16 @@ class Instrument:
         """The questionnaire people take in ``study`` through the shared one-item-per-page flow, or None when the
         study has its own pages (VirtueMap's adaptive key validation)."""
         return None
+
+    def study_length(self, study: str, options: Mapping[str, Any]) -> StudyLength | None:
+        """How many pages a respondent of ``study`` answers (under the design ``options`` of their link) and about how
+        long that takes, for the information sheet; None when it cannot be said yet (the items are not loaded).
+        The default counts the questionnaire's sequence at its ``seconds_per_item``."""
+        questionnaire = self.questionnaire(study)
+        if questionnaire is None or not questionnaire.is_ready():
+            return None
+        items, _ = questionnaire.sequence(seed=0, options=options)
+        return StudyLength(items=len(items), seconds_per_item=questionnaire.seconds_per_item)
 
     def on_withdraw(self, respondent: Any, *, delete: Callable[[], Any]) -> list[Any]:
         """Withdraw a respondent of one of this instrument's studies: call ``delete`` (which deletes the respondent and

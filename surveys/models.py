@@ -28,10 +28,13 @@ def registered_study(value: str) -> None:
 class ConsentText(models.Model):
     """One version of a study's information sheet and consent statement.
 
-    `text_hash` is the SHA-256 of the information sheet and the statement, recorded with every consent so a
-    respondent's consent can be tied to the exact words they read. Once someone consented to a version it is
-    read-only in admin; new wording is a new version. At most one version per study and language is current.
+    `text_hash` is the SHA-256 of the information sheet and the statement (and of the study's details, once any is
+    filled in), recorded with every consent so a respondent's consent can be tied to the exact words they read. Once
+    someone consented to a version it is read-only in admin; new wording is a new version. At most one version per
+    study and language is current.
     """
+
+    DETAIL_FIELDS = ("researcher", "institution", "contact", "ethics_reference")
 
     study = models.CharField(max_length=32, validators=[registered_study], help_text="A registered study's slug.")
     version = models.CharField(max_length=32)
@@ -41,6 +44,16 @@ class ConsentText(models.Model):
     title = models.CharField(max_length=200)
     information_sheet = models.TextField(help_text="Plain text; blank lines separate paragraphs.")
     consent_statement = models.TextField(help_text="What the respondent agrees to by ticking the box.")
+    # Who answers for the study, shown on the information sheet under the text; blank = the deployment's setting
+    # (STUDY_RESEARCHER, STUDY_INSTITUTION, STUDY_CONTACT, STUDY_ETHICS_REFERENCE).
+    researcher = models.CharField(max_length=200, blank=True, help_text="The researcher responsible for the study.")
+    institution = models.CharField(max_length=200, blank=True, help_text="The institution running the study.")
+    contact = models.CharField(
+        max_length=254, blank=True, help_text="Where participants write with questions or complaints (an address)."
+    )
+    ethics_reference = models.CharField(
+        max_length=200, blank=True, help_text="The ethics approval: the board and its reference number."
+    )
     text_hash = models.CharField(max_length=64, editable=False)
     is_current = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -65,9 +78,13 @@ class ConsentText(models.Model):
 
     @property
     def computed_hash(self) -> str:
-        # The separator keeps "ab"+"c" and "a"+"bc" apart.
-        text = f"{self.information_sheet}\x1e{self.consent_statement}"
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        # The separator keeps "ab"+"c" and "a"+"bc" apart. The details join only when one is filled in, so that the
+        # hashes recorded before they existed still match their texts.
+        parts = [self.information_sheet, self.consent_statement]
+        details = [getattr(self, name) for name in self.DETAIL_FIELDS]
+        if any(details):
+            parts += details
+        return hashlib.sha256("\x1e".join(parts).encode("utf-8")).hexdigest()
 
     @property
     def paragraphs(self) -> list[str]:

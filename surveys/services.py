@@ -117,12 +117,14 @@ def completion_code_for(*, outcome: str) -> str:
 
 def consent_text_install_defaults() -> list[ConsentText]:
     """Create the first version of each registered study's consent text where the study has none in its language
-    (the version its instrument declares); return the rows created."""
+    (the version its instrument declares, with the study's details from the settings STUDY_RESEARCHER, …, so that
+    its hash covers them); return the rows created."""
+    details = {name: getattr(settings, f"STUDY_{name.upper()}") for name in ConsentText.DETAIL_FIELDS}
     created = []
     for slug, study in registry.studies().items():
         language = study.consent.get("language", selectors.DEFAULT_LANGUAGE)
         if study.consent and not ConsentText.objects.filter(study=slug, language=language).exists():
-            created.append(ConsentText.objects.create(study=slug, is_current=True, **study.consent))
+            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **study.consent))
     return created
 
 

@@ -308,6 +308,12 @@ STUDY_API_CLIENT_KEYS = env.list("STUDY_API_CLIENT_KEYS", default=[])
 # A respondent token (the study API's credential) answers and reads for this long after consent; withdrawing with it
 # works for ever.
 STUDY_TOKEN_TTL_HOURS = env.int("STUDY_TOKEN_TTL_HOURS", default=48)
+# Who answers for the studies, on every information sheet where a consent text leaves them blank (admin: Consent
+# texts): the researcher, the institution, an address for questions or complaints, the ethics approval's reference.
+STUDY_RESEARCHER = env.str("STUDY_RESEARCHER", default="")
+STUDY_INSTITUTION = env.str("STUDY_INSTITUTION", default="")
+STUDY_CONTACT = env.str("STUDY_CONTACT", default="")
+STUDY_ETHICS_REFERENCE = env.str("STUDY_ETHICS_REFERENCE", default="")
 STUDY_ITEMS_PER_RESPONDENT = env.int("STUDY_ITEMS_PER_RESPONDENT", default=10)
 STUDY_ATTENTION_CHECKS = env.int("STUDY_ATTENTION_CHECKS", default=1)
 STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", default=30)

@@ -42,6 +42,7 @@ class MoralBenchQuestionnaire(Questionnaire):
 
     title = "Moral foundations: the MoralBench questions"
     item_noun = "Question"
+    seconds_per_item = SECONDS_PER_ITEM
     agree_label = "I agree: store my answers anonymously for research."
     stylesheet = "css/moralbench.css"
     intro_template = "moralbench/questionnaire/_intro.html"

@@ -35,7 +35,7 @@ from llmruns.results import result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.models import Respondent
-from surveys.selectors import consent_text_current, respondent_by_id
+from surveys.selectors import consent_text_current, respondent_by_id, study_information
 from surveys.services import respondent_withdraw
 from surveys.web import consent_from_form
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
@@ -230,6 +230,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
             "has_answers": bool(answers.rankings),
             "respondent": respondent,
             "text": text,
+            "information": study_information(text=text) if text else None,
             "form": form,
         },
         status=400 if request.method == "POST" else 200,
