@@ -96,8 +96,9 @@ class Respondent(models.Model):
 
     Never holds an IP address, user agent, name or e-mail. A panel ID (Prolific or generic `pid`) is kept
     only as an HMAC-SHA256 under a secret key, so the same person cannot take a study twice, and the API
-    token only as a SHA-256. Demographics are optional coarse bands. A flagged respondent failed an attention
-    check or came with a panel ID that had already taken part: their answers are kept but excluded from N and Y.
+    token only as a SHA-256. Demographics are optional: coarse bands, a country and a first language. A flagged
+    respondent failed an attention check or came with a panel ID that had already taken part: their answers are kept
+    but excluded from N and Y.
     """
 
     class Panel(models.TextChoices):
@@ -119,34 +120,11 @@ class Respondent(models.Model):
         NON_BINARY = "non-binary", "Non-binary"
         OTHER = "other", "Another gender"
 
-    class Country(models.TextChoices):
-        # Coarse on purpose: the countries most panel respondents come from, everything else is "other".
-        AU = "AU", "Australia"
-        CA = "CA", "Canada"
-        DE = "DE", "Germany"
-        ES = "ES", "Spain"
-        FR = "FR", "France"
-        GB = "GB", "United Kingdom"
-        IE = "IE", "Ireland"
-        IN = "IN", "India"
-        IT = "IT", "Italy"
-        MX = "MX", "Mexico"
-        NL = "NL", "Netherlands"
-        PL = "PL", "Poland"
-        PT = "PT", "Portugal"
-        US = "US", "United States"
-        ZA = "ZA", "South Africa"
-        OTHER = "other", "Another country"
-
     class Education(models.TextChoices):
         SECONDARY = "secondary", "Secondary school or less"
         VOCATIONAL = "vocational", "Vocational or technical qualification"
         UNDERGRADUATE = "undergraduate", "Undergraduate degree"
         POSTGRADUATE = "postgraduate", "Postgraduate degree"
-
-    class NativeLanguage(models.TextChoices):
-        ENGLISH = "english", "English"
-        OTHER = "other", "Another language"
 
     class Suspicion(models.TextChoices):
         # Signs of an automated consent (see virtuemap_site/abuse.py and docs/threat-model.md); flagged, never dropped.
@@ -175,9 +153,10 @@ class Respondent(models.Model):
     token_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
     age_band = models.CharField(max_length=8, choices=AgeBand.choices, blank=True)
     gender = models.CharField(max_length=16, choices=Gender.choices, blank=True)
-    country = models.CharField(max_length=8, choices=Country.choices, blank=True)
+    # Countries and languages from the ISO lists, or "other" (surveys/demographics.py, which checks them).
+    country = models.CharField(max_length=8, blank=True, help_text="ISO 3166-1 alpha-2 code, or 'other'.")
     education = models.CharField(max_length=16, choices=Education.choices, blank=True)
-    native_language = models.CharField(max_length=16, choices=NativeLanguage.choices, blank=True)
+    native_language = models.CharField(max_length=16, blank=True, help_text="ISO 639-1 code, or 'other'.")
     attention_checks_failed = models.PositiveSmallIntegerField(default=0)
     flagged = models.BooleanField(
         default=False,

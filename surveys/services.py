@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from instruments import registry
 from surveys import selectors
+from surveys.demographics import DEMOGRAPHIC_CHOICES, demographic_values
 from surveys.models import ConsentText, Respondent
 from virtuemap_site.errors import ApplicationError
 
@@ -23,13 +24,6 @@ from virtuemap_site.errors import ApplicationError
 
 # Panel IDs are opaque tokens (Prolific's are 24 hex digits); anything else is refused rather than hashed.
 PANEL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-DEMOGRAPHIC_FIELDS: dict[str, type[models.TextChoices]] = {
-    "age_band": Respondent.AgeBand,
-    "gender": Respondent.Gender,
-    "country": Respondent.Country,
-    "education": Respondent.Education,
-    "native_language": Respondent.NativeLanguage,
-}
 
 
 @dataclass(frozen=True)
@@ -250,20 +244,20 @@ def _suspicion_text(codes: Iterable[str]) -> str:
 
 @transaction.atomic
 def respondent_demographics_set(*, respondent: Respondent, answers: Mapping[str, str]) -> Respondent:
-    """Store the optional demographic bands; a blank or missing answer means "skipped".
+    """Store the optional demographic answers; a blank or missing answer means "skipped".
 
-    Only the five band fields are accepted, each from its list of choices; anything else is an
-    ApplicationError and nothing is written.
+    Only the five questions are accepted, each from its list of choices (`surveys.demographics`: bands, ISO country
+    and language codes); anything else is an ApplicationError and nothing is written.
     """
-    unknown = sorted(set(answers) - set(DEMOGRAPHIC_FIELDS))
+    unknown = sorted(set(answers) - set(DEMOGRAPHIC_CHOICES))
     if unknown:
         raise ApplicationError(f"Unknown demographic question(s): {', '.join(unknown)}.", {"fields": unknown})
-    for name, choices in DEMOGRAPHIC_FIELDS.items():
+    for name in DEMOGRAPHIC_CHOICES:
         value = answers.get(name) or ""
-        if value and value not in choices.values:
-            raise ApplicationError(f"{value!r} is not an answer to {name}.", {"field": name, "choices": choices.values})
+        if value and value not in demographic_values(name):
+            raise ApplicationError(f"{value!r} is not an answer to {name}.", {"field": name})
         setattr(respondent, name, value)
-    respondent.save(update_fields=list(DEMOGRAPHIC_FIELDS))
+    respondent.save(update_fields=list(DEMOGRAPHIC_CHOICES))
     return respondent
 
 

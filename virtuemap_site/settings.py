@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_countries",  # the ISO 3166-1 list of the optional country question, with translated names
     "virtuemap_site",
     "surveys",
     "llmruns",

@@ -29,6 +29,7 @@ from instruments.virtuemap.validation import (
     validation_next_assignment,
     validation_response_submit,
 )
+from surveys.demographics import country_choices, language_choices
 from surveys.models import Respondent
 from surveys.selectors import consent_text_current, respondent_by_token, respondent_token_expired
 from surveys.services import (
@@ -345,9 +346,9 @@ class RespondentApi(RespondentApiView):
     class DemographicsSerializer(StrictSerializer):
         age_band = serializers.ChoiceField(Respondent.AgeBand.choices, required=False, allow_blank=True)
         gender = serializers.ChoiceField(Respondent.Gender.choices, required=False, allow_blank=True)
-        country = serializers.ChoiceField(Respondent.Country.choices, required=False, allow_blank=True)
+        country = serializers.ChoiceField(country_choices(), required=False, allow_blank=True)
         education = serializers.ChoiceField(Respondent.Education.choices, required=False, allow_blank=True)
-        native_language = serializers.ChoiceField(Respondent.NativeLanguage.choices, required=False, allow_blank=True)
+        native_language = serializers.ChoiceField(language_choices(), required=False, allow_blank=True)
 
     @extend_schema(operation_id="study_respondent_read", responses={200: OutputSerializer, **errors(401, 403)})
     def get(self, request):
