@@ -19,7 +19,7 @@ from instruments.virtuemap import selectors as survey_selectors
 from instruments.virtuemap import selectors as virtuemap_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.forms import RankingForm
-from instruments.virtuemap.plugin import PROFILING, VirtueMap
+from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
 from instruments.virtuemap.profiling import profile_score, profiling_submission_store
 from instruments.virtuemap.selectors import (
     dilemma_list_with_options,
@@ -52,6 +52,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),
             "study_open": study_is_open(),
+            "study_length": VirtueMap().study_length(VALIDATION, {}),
         },
     )
 

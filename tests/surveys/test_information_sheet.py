@@ -130,3 +130,9 @@ def test_the_validation_sheet_promises_the_optional_questions_its_study_asks(cli
 
 def test_installing_the_defaults_twice_changes_nothing(everything_loaded):
     assert consent_text_install_defaults() == []
+
+
+def test_the_home_page_invitation_states_the_minutes_the_sheet_states(client, everything_loaded, settings):
+    settings.STUDY_ITEMS_PER_RESPONDENT = 4
+    _, minutes = _length(client.get("/study/consent/").content.decode())
+    assert f"(about {minutes} minutes, anonymous)" in client.get("/").content.decode()
