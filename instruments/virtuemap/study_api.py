@@ -31,7 +31,12 @@ from instruments.virtuemap.validation import (
 )
 from surveys.demographics import country_choices, language_choices
 from surveys.models import Respondent
-from surveys.selectors import consent_text_current, respondent_by_token, respondent_token_expired
+from surveys.selectors import (
+    consent_text_current,
+    respondent_by_token,
+    respondent_token_expired,
+    study_information,
+)
 from surveys.services import (
     respondent_consent,
     respondent_demographics_set,
@@ -147,6 +152,13 @@ class ConsentApi(APIView):
         information_sheet = serializers.CharField()
         consent_statement = serializers.CharField()
         text_hash = serializers.CharField()
+        researcher = serializers.CharField(help_text="Who answers for the study (the text's, else STUDY_RESEARCHER).")
+        institution = serializers.CharField(help_text="The text's, else STUDY_INSTITUTION.")
+        contact = serializers.CharField(help_text="For questions or complaints: the text's, else STUDY_CONTACT.")
+        ethics_reference = serializers.CharField(help_text="The text's, else STUDY_ETHICS_REFERENCE.")
+        items = serializers.IntegerField(help_text="Pages a respondent answers now, attention checks included.")
+        attention_checks = serializers.IntegerField()
+        minutes = serializers.IntegerField(help_text="About how long the pages take.")
 
     @extend_schema_serializer(component_name="ConsentRequest")
     class InputSerializer(StrictSerializer):
@@ -171,7 +183,16 @@ class ConsentApi(APIView):
         text = consent_text_current(study=STUDY)
         if text is None:
             raise exceptions.NotFound("The validation study has no consent text yet.")
-        return Response(self.OutputSerializer({**vars(text), "study": text.study}).data)
+        information = study_information(text=text)
+        length = information.length
+        body = {
+            **vars(text),
+            **vars(information),
+            "items": length.items,
+            "attention_checks": length.checks,
+            "minutes": length.minutes,
+        }
+        return Response(self.OutputSerializer(body).data)
 
     @extend_schema(
         operation_id="study_consent_give",

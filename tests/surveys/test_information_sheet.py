@@ -136,3 +136,13 @@ def test_the_home_page_invitation_states_the_minutes_the_sheet_states(client, ev
     settings.STUDY_ITEMS_PER_RESPONDENT = 4
     _, minutes = _length(client.get("/study/consent/").content.decode())
     assert f"(about {minutes} minutes, anonymous)" in client.get("/").content.decode()
+
+
+def test_the_study_api_gives_front_ends_the_same_details_and_length(api_client, everything_loaded, settings):
+    settings.STUDY_ITEMS_PER_RESPONDENT = 5
+    settings.STUDY_ATTENTION_CHECKS = 1
+    body = api_client.get("/api/v1/study/consent/").json()
+    assert body["researcher"] == DETAILS["STUDY_RESEARCHER"] and body["contact"] == DETAILS["STUDY_CONTACT"]
+    assert (body["items"], body["attention_checks"], body["minutes"]) == (6, 1, 6)
+    stated = _length(api_client.get("/study/consent/").content.decode())
+    assert stated == (body["items"], body["minutes"])
