@@ -211,13 +211,15 @@ class RunContext:
 class Study:
     """A study people take an instrument in: its registered slug (what `surveys.Respondent.study` and
     `surveys.ConsentText.study` hold), its name, and the first version of its consent text (a mapping with "version",
-    "title", "information_sheet" and "consent_statement"). ``panel_gated``: the deployment's panel rules
+    "title", "information_sheet" and "consent_statement"; "supersedes": the text hashes of earlier built-in wordings,
+    which `load_instrument` replaces by this one, as the next version, where a deployment still has one unedited).
+    ``panel_gated``: the deployment's panel rules
     (STUDY_ACCESS, STUDY_PANEL_STUDY_ID) apply to it, because its answers decide something (VirtueMap's keys)."""
 
     slug: str
     name: str
     instrument: str
-    consent: Mapping[str, str] = field(default_factory=dict)
+    consent: Mapping[str, Any] = field(default_factory=dict)
     panel_gated: bool = False
 
 

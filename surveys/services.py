@@ -109,17 +109,36 @@ def completion_code_for(*, outcome: str) -> str:
     return getattr(settings, f"STUDY_COMPLETION_CODE_{outcome.upper()}")
 
 
+@transaction.atomic
 def consent_text_install_defaults() -> list[ConsentText]:
     """Create the first version of each registered study's consent text where the study has none in its language
     (the version its instrument declares, with the study's details from the settings STUDY_RESEARCHER, …, so that
-    its hash covers them); return the rows created."""
+    its hash covers them); where the current text is an earlier built-in wording nobody edited (its hash is in the
+    declared "supersedes"), add the declared wording as the next version and make it current. Texts people consented
+    to stay as they are. Return the rows created."""
     details = {name: getattr(settings, f"STUDY_{name.upper()}") for name in ConsentText.DETAIL_FIELDS}
     created = []
     for slug, study in registry.studies().items():
-        language = study.consent.get("language", selectors.DEFAULT_LANGUAGE)
-        if study.consent and not ConsentText.objects.filter(study=slug, language=language).exists():
-            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **study.consent))
+        if not study.consent:
+            continue
+        wording = {name: value for name, value in study.consent.items() if name != "supersedes"}
+        texts = ConsentText.objects.select_for_update().filter(
+            study=slug, language=wording.get("language", selectors.DEFAULT_LANGUAGE)
+        )
+        current = texts.filter(is_current=True).first()
+        if not texts.exists():
+            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **wording))
+        elif current is not None and current.text_hash in study.consent.get("supersedes", ()):
+            current.is_current = False
+            current.save(update_fields=["is_current"])
+            wording["version"] = _next_version(texts.values_list("version", flat=True))
+            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **wording))
     return created
+
+
+def _next_version(versions: Iterable[str]) -> str:
+    """One more than the highest numeric version ("1" → "2")."""
+    return str(max((int(version) for version in versions if version.isdigit()), default=0) + 1)
 
 
 def study_access_check(*, study: str, arrival: PanelArrival | None) -> None:

@@ -28,4 +28,6 @@ MORALBENCH_CONSENT = {
         "I have read the information above, I am 18 or older, and I agree to take part and to the research use of "
         "my anonymous answers."
     ),
+    # The first built-in wording, which stated 10 to 15 minutes.
+    "supersedes": ("41affff2bd238dba591f013833ffaa372d6bc09dbeec6f55bc25fd756fc5a3fa",),
 }

@@ -27,4 +27,6 @@ TRANSITIVITY_CONSENT = {
         "I have read the information above, I am 18 or older, and I agree to take part and to the research "
         "use of my anonymous answers."
     ),
+    # The first built-in wording, which stated 15 minutes.
+    "supersedes": ("ccb71faa4d89a1f71f155c3592992bb316381e6a0f220b6209ec59100f6d27ca",),
 }

@@ -32,6 +32,8 @@ VALIDATION_CONSENT = {
         "I have read the information above, I am 18 or older, and I agree to take part and to the research "
         "use of my anonymous answers."
     ),
+    # The first built-in wording, which stated about ten items and 10 minutes.
+    "supersedes": ("b4d330c9e1875f89cee508a48ef3e750290658055cca2fb15950952650efc95f",),
 }
 
 PROFILING_CONSENT = {
@@ -45,4 +47,6 @@ PROFILING_CONSENT = {
         'Withdrawing. Until you close the questionnaire, a "withdraw" link deletes everything you gave us.'
     ),
     "consent_statement": "I am 18 or older and I agree to the research use of my anonymous answers.",
+    # The first built-in wording, which promised optional questions the questionnaire never asks.
+    "supersedes": ("594be24f2b439fd53a6d57e9894c5442bbf5b6b6e785edf053b706ab7d78a489",),
 }

@@ -146,3 +146,37 @@ def test_the_study_api_gives_front_ends_the_same_details_and_length(api_client, 
     assert (body["items"], body["attention_checks"], body["minutes"]) == (6, 1, 6)
     stated = _length(api_client.get("/study/consent/").content.decode())
     assert stated == (body["items"], body["minutes"])
+
+
+def _earlier_built_in_text(study: str, **changes) -> ConsentText:
+    """The study's first built-in wording as a deployment installed it before the sheets computed their length."""
+    from instruments.moralbench.consent import MORALBENCH_CONSENT
+
+    earlier = {
+        "title": MORALBENCH_CONSENT["title"],
+        "information_sheet": MORALBENCH_CONSENT["information_sheet"].replace(
+            "answers is random and recorded.", "answers is random and recorded. It takes about 10 to 15 minutes."
+        ),
+        "consent_statement": MORALBENCH_CONSENT["consent_statement"],
+        **changes,
+    }
+    return ConsentText.objects.create(study=study, version="1", is_current=True, **earlier)
+
+
+def test_an_unedited_earlier_built_in_text_is_replaced_by_the_next_version(db, consent_texts):
+    ConsentText.objects.filter(study="moralbench").delete()
+    earlier = _earlier_built_in_text("moralbench")
+    (installed,) = consent_text_install_defaults()
+    assert (installed.study, installed.version, installed.is_current) == ("moralbench", "2", True)
+    assert "minutes" not in installed.information_sheet
+    earlier.refresh_from_db()
+    assert not earlier.is_current and "10 to 15 minutes" in earlier.information_sheet  # kept for who consented to it
+    assert consent_text_install_defaults() == []
+
+
+def test_a_text_a_researcher_edited_is_left_alone(db, consent_texts):
+    ConsentText.objects.filter(study="moralbench").delete()
+    edited = _earlier_built_in_text("moralbench", title="Our own title", consent_statement="Our own statement.")
+    assert consent_text_install_defaults() == []
+    edited.refresh_from_db()
+    assert edited.is_current
