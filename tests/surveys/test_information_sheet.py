@@ -180,3 +180,13 @@ def test_a_text_a_researcher_edited_is_left_alone(db, consent_texts):
     assert consent_text_install_defaults() == []
     edited.refresh_from_db()
     assert edited.is_current
+
+
+def test_researchers_fill_the_details_in_admin_until_someone_consented_to_them(admin_client, respondent):
+    text = respondent.consent_text
+    url = f"/admin/surveys/consenttext/{text.pk}/change/"
+    assert 'name="ethics_reference"' not in admin_client.get(url).content.decode()  # consented to: read-only
+    other = ConsentText.objects.get(study="profiling")
+    assert (
+        'name="ethics_reference"' in admin_client.get(f"/admin/surveys/consenttext/{other.pk}/change/").content.decode()
+    )
