@@ -190,3 +190,8 @@ def test_researchers_fill_the_details_in_admin_until_someone_consented_to_them(a
     assert (
         'name="ethics_reference"' in admin_client.get(f"/admin/surveys/consenttext/{other.pk}/change/").content.decode()
     )
+
+
+def test_the_transitivity_page_states_the_minutes_its_questionnaires_sheet_states(client, everything_loaded):
+    _, minutes = _length(client.get("/take/transitivity/").content.decode())
+    assert re.search(rf"about\s+{minutes} minutes;", client.get("/transitivity/").content.decode())
