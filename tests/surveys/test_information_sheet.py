@@ -195,3 +195,9 @@ def test_researchers_fill_the_details_in_admin_until_someone_consented_to_them(a
 def test_the_transitivity_page_states_the_minutes_its_questionnaires_sheet_states(client, everything_loaded):
     _, minutes = _length(client.get("/take/transitivity/").content.decode())
     assert re.search(rf"about\s+{minutes} minutes;", client.get("/transitivity/").content.decode())
+
+
+def test_the_moralbench_introduction_states_the_minutes_its_sheet_states(client, everything_loaded):
+    page = client.get("/take/moralbench/").content.decode()
+    _, minutes = _length(page)
+    assert f"It takes about {minutes} minute" in page
