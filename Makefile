@@ -19,6 +19,7 @@ $(STAMP): requirements.txt | $(PY)
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_instrument
+	$(PY) manage.py open_validation --first-time
 	$(PY) manage.py load_reference_profiles
 	$(PY) manage.py runserver $(HOST):$(PORT)
 

@@ -211,18 +211,35 @@ class RunContext:
 class Study:
     """A study people take an instrument in: its registered slug (what `surveys.Respondent.study` and
     `surveys.ConsentText.study` hold), its name, and the first version of its consent text (a mapping with "version",
-    "title", "information_sheet" and "consent_statement"). ``panel_gated``: the deployment's panel rules
+    "title", "information_sheet" and "consent_statement"; "supersedes": the text hashes of earlier built-in wordings,
+    which `load_instrument` replaces by this one, as the next version, where a deployment still has one unedited).
+    ``panel_gated``: the deployment's panel rules
     (STUDY_ACCESS, STUDY_PANEL_STUDY_ID) apply to it, because its answers decide something (VirtueMap's keys).
     ``continue_url_name``: see below."""
 
     slug: str
     name: str
     instrument: str
-    consent: Mapping[str, str] = field(default_factory=dict)
+    consent: Mapping[str, Any] = field(default_factory=dict)
     panel_gated: bool = False
     # For a study with pages of its own: the URL name of the page that carries on for the respondent in the browser
     # session (where a participant reference resumes). Studies of the shared questionnaire continue at /take/.
     continue_url_name: str = ""
+
+
+@dataclass(frozen=True)
+class StudyLength:
+    """What taking part in a study asks, computed from the settings and the item bank, for its information sheet:
+    ``items`` pages (``checks`` of them attention checks) at about ``seconds_per_item`` each."""
+
+    items: int
+    seconds_per_item: int
+    checks: int = 0
+
+    @property
+    def minutes(self) -> int:
+        """The estimate in whole minutes, at least one: round(items × seconds per item / 60)."""
+        return max(1, round(self.items * self.seconds_per_item / 60))
 
 
 class AnswerRejected(ValueError):
@@ -248,6 +265,8 @@ class Questionnaire:
     item_noun: ClassVar[str] = "Question"
     agree_label: ClassVar[str] = "I agree: store my answers anonymously for research."
     stylesheet: ClassVar[str | None] = None
+    # About how long one page takes to read and answer, for the time the information sheet announces.
+    seconds_per_item: ClassVar[int] = 10
 
     @property
     def about_url(self) -> str | None:
@@ -304,6 +323,17 @@ class Instrument:
     @property
     def slug(self) -> str:
         return self.identity.slug
+
+    @property
+    def page_url(self) -> str | None:
+        """The instrument's public page, linked from the navigation bar of every page: by convention the view named
+        "about" in the URL namespace of its slug (``transitivity:about``); None when it has none."""
+        from django.urls import NoReverseMatch, reverse
+
+        try:
+            return reverse(f"{self.slug}:about")
+        except NoReverseMatch:
+            return None
 
     # --- the item bank ---------------------------------------------------------------------------------------
 
@@ -420,6 +450,16 @@ class Instrument:
         """The questionnaire people take in ``study`` through the shared one-item-per-page flow, or None when the
         study has its own pages (VirtueMap's adaptive key validation)."""
         return None
+
+    def study_length(self, study: str, options: Mapping[str, Any]) -> StudyLength | None:
+        """How many pages a respondent of ``study`` answers (under the design ``options`` of their link) and about how
+        long that takes, for the information sheet; None when it cannot be said yet (the items are not loaded).
+        The default counts the questionnaire's sequence at its ``seconds_per_item``."""
+        questionnaire = self.questionnaire(study)
+        if questionnaire is None or not questionnaire.is_ready():
+            return None
+        items, _ = questionnaire.sequence(seed=0, options=options)
+        return StudyLength(items=len(items), seconds_per_item=questionnaire.seconds_per_item)
 
     def on_withdraw(self, respondent: Any, *, delete: Callable[[], Any]) -> list[Any]:
         """Withdraw a respondent of one of this instrument's studies: call ``delete`` (which deletes the respondent and

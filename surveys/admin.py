@@ -149,6 +149,7 @@ class ConsentTextAdmin(admin.ModelAdmin):
                 "title",
                 "information_sheet",
                 "consent_statement",
+                *ConsentText.DETAIL_FIELDS,
                 *self.readonly_fields,
             ]
         return self.readonly_fields

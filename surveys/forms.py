@@ -13,6 +13,7 @@ from django.core import signing
 from django.http import HttpRequest
 
 from surveys import references
+from surveys.demographics import DEMOGRAPHIC_CHOICES
 from surveys.models import Respondent
 
 FORM_TIME_SALT = "surveys.consent.form_time"
@@ -106,15 +107,21 @@ def _band_field(label: str, choices) -> forms.ChoiceField:
 
 
 class DemographicsForm(forms.Form):
-    """Optional, coarse bands only; every question can be left at "Prefer not to say"."""
+    """Optional: coarse bands, a country and a first language from the ISO lists; every question can be left at
+    "Prefer not to say"."""
+
+    LABELS = {
+        "age_band": "Age",
+        "gender": "Gender",
+        "country": "Country you live in",
+        "education": "Highest education",
+        "native_language": "Native language",
+    }
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["age_band"] = _band_field("Age", Respondent.AgeBand.choices)
-        self.fields["gender"] = _band_field("Gender", Respondent.Gender.choices)
-        self.fields["country"] = _band_field("Country you live in", Respondent.Country.choices)
-        self.fields["education"] = _band_field("Highest education", Respondent.Education.choices)
-        self.fields["native_language"] = _band_field("Native language", Respondent.NativeLanguage.choices)
+        for name, choices in DEMOGRAPHIC_CHOICES.items():
+            self.fields[name] = _band_field(self.LABELS[name], choices())
 
 
 class ReferenceForm(forms.Form):

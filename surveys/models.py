@@ -28,10 +28,13 @@ def registered_study(value: str) -> None:
 class ConsentText(models.Model):
     """One version of a study's information sheet and consent statement.
 
-    `text_hash` is the SHA-256 of the information sheet and the statement, recorded with every consent so a
-    respondent's consent can be tied to the exact words they read. Once someone consented to a version it is
-    read-only in admin; new wording is a new version. At most one version per study and language is current.
+    `text_hash` is the SHA-256 of the information sheet and the statement (and of the study's details, once any is
+    filled in), recorded with every consent so a respondent's consent can be tied to the exact words they read. Once
+    someone consented to a version it is read-only in admin; new wording is a new version. At most one version per
+    study and language is current.
     """
+
+    DETAIL_FIELDS = ("researcher", "institution", "contact", "ethics_reference")
 
     study = models.CharField(max_length=32, validators=[registered_study], help_text="A registered study's slug.")
     version = models.CharField(max_length=32)
@@ -41,6 +44,16 @@ class ConsentText(models.Model):
     title = models.CharField(max_length=200)
     information_sheet = models.TextField(help_text="Plain text; blank lines separate paragraphs.")
     consent_statement = models.TextField(help_text="What the respondent agrees to by ticking the box.")
+    # Who answers for the study, shown on the information sheet under the text; blank = the deployment's setting
+    # (STUDY_RESEARCHER, STUDY_INSTITUTION, STUDY_CONTACT, STUDY_ETHICS_REFERENCE).
+    researcher = models.CharField(max_length=200, blank=True, help_text="The researcher responsible for the study.")
+    institution = models.CharField(max_length=200, blank=True, help_text="The institution running the study.")
+    contact = models.CharField(
+        max_length=254, blank=True, help_text="Where participants write with questions or complaints (an address)."
+    )
+    ethics_reference = models.CharField(
+        max_length=200, blank=True, help_text="The ethics approval: the board and its reference number."
+    )
     text_hash = models.CharField(max_length=64, editable=False)
     is_current = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -65,9 +78,13 @@ class ConsentText(models.Model):
 
     @property
     def computed_hash(self) -> str:
-        # The separator keeps "ab"+"c" and "a"+"bc" apart.
-        text = f"{self.information_sheet}\x1e{self.consent_statement}"
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        # The separator keeps "ab"+"c" and "a"+"bc" apart. The details join only when one is filled in, so that the
+        # hashes recorded before they existed still match their texts.
+        parts = [self.information_sheet, self.consent_statement]
+        details = [getattr(self, name) for name in self.DETAIL_FIELDS]
+        if any(details):
+            parts += details
+        return hashlib.sha256("\x1e".join(parts).encode("utf-8")).hexdigest()
 
     @property
     def paragraphs(self) -> list[str]:
@@ -80,8 +97,8 @@ class Respondent(models.Model):
     Never holds an IP address, user agent, name or e-mail. A panel ID (Prolific or generic `pid`) is kept
     only as an HMAC-SHA256 under a secret key, so the same person cannot take a study twice, the API token only
     as a SHA-256, and the participant reference shown to the person only as an HMAC-SHA256. Demographics are
-    optional coarse bands. A flagged respondent failed an attention check or came with a panel ID that had already
-    taken part: their answers are kept but excluded from N and Y.
+    optional: coarse bands, a country and a first language. A flagged respondent failed an attention check or came
+    with a panel ID that had already taken part: their answers are kept but excluded from N and Y.
     """
 
     class Panel(models.TextChoices):
@@ -103,34 +120,11 @@ class Respondent(models.Model):
         NON_BINARY = "non-binary", "Non-binary"
         OTHER = "other", "Another gender"
 
-    class Country(models.TextChoices):
-        # Coarse on purpose: the countries most panel respondents come from, everything else is "other".
-        AU = "AU", "Australia"
-        CA = "CA", "Canada"
-        DE = "DE", "Germany"
-        ES = "ES", "Spain"
-        FR = "FR", "France"
-        GB = "GB", "United Kingdom"
-        IE = "IE", "Ireland"
-        IN = "IN", "India"
-        IT = "IT", "Italy"
-        MX = "MX", "Mexico"
-        NL = "NL", "Netherlands"
-        PL = "PL", "Poland"
-        PT = "PT", "Portugal"
-        US = "US", "United States"
-        ZA = "ZA", "South Africa"
-        OTHER = "other", "Another country"
-
     class Education(models.TextChoices):
         SECONDARY = "secondary", "Secondary school or less"
         VOCATIONAL = "vocational", "Vocational or technical qualification"
         UNDERGRADUATE = "undergraduate", "Undergraduate degree"
         POSTGRADUATE = "postgraduate", "Postgraduate degree"
-
-    class NativeLanguage(models.TextChoices):
-        ENGLISH = "english", "English"
-        OTHER = "other", "Another language"
 
     class Suspicion(models.TextChoices):
         # Signs of an automated consent (see virtuemap_site/abuse.py and docs/threat-model.md); flagged, never dropped.
@@ -162,9 +156,10 @@ class Respondent(models.Model):
     reference_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
     age_band = models.CharField(max_length=8, choices=AgeBand.choices, blank=True)
     gender = models.CharField(max_length=16, choices=Gender.choices, blank=True)
-    country = models.CharField(max_length=8, choices=Country.choices, blank=True)
+    # Countries and languages from the ISO lists, or "other" (surveys/demographics.py, which checks them).
+    country = models.CharField(max_length=8, blank=True, help_text="ISO 3166-1 alpha-2 code, or 'other'.")
     education = models.CharField(max_length=16, choices=Education.choices, blank=True)
-    native_language = models.CharField(max_length=16, choices=NativeLanguage.choices, blank=True)
+    native_language = models.CharField(max_length=16, blank=True, help_text="ISO 639-1 code, or 'other'.")
     attention_checks_failed = models.PositiveSmallIntegerField(default=0)
     flagged = models.BooleanField(
         default=False,

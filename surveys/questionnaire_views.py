@@ -102,6 +102,7 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
         **_base_context(request, study, questionnaire),
         **questionnaire.intro_context(options),
         "text": text,
+        "information": selectors.study_information(text=text, options=options) if ready else None,
         "form": form,
         "options": options,
         "ready": ready,

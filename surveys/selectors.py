@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
+from django.conf import settings
 from django.utils.translation import get_language
 
+from instruments import registry
+from instruments.base import StudyLength
 from surveys.models import ConsentText, Respondent
 
 DEFAULT_LANGUAGE = "en"
@@ -64,3 +70,26 @@ def respondent_by_reference(*, reference: str, study: str | None = None) -> Resp
     if study:
         respondents = respondents.filter(study=study)
     return respondents.first()
+
+
+@dataclass(frozen=True)
+class StudyInformation:
+    """What every information sheet states besides its text: who answers for the study, and what taking part asks."""
+
+    researcher: str
+    institution: str
+    contact: str
+    ethics_reference: str
+    length: StudyLength | None
+
+
+def study_information(*, text: ConsentText, options: Mapping[str, Any] | None = None) -> StudyInformation:
+    """The details of ``text``'s study: each of researcher, institution, contact and ethics reference from the text,
+    else from its setting (STUDY_RESEARCHER, …); the number of pages and the time from the instrument's
+    `study_length` under the link's design ``options``, so that the sheet always says what the study asks."""
+    details = {
+        name: getattr(text, name) or getattr(settings, f"STUDY_{name.upper()}") for name in ConsentText.DETAIL_FIELDS
+    }
+    study = registry.study(text.study)
+    length = registry.instrument(study.instrument).study_length(text.study, options or {})
+    return StudyInformation(**details, length=length)

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from instruments import registry
 from surveys import references, selectors
+from surveys.demographics import DEMOGRAPHIC_CHOICES, demographic_values
 from surveys.models import ConsentText, Respondent
 from virtuemap_site.errors import ApplicationError
 
@@ -23,13 +24,6 @@ from virtuemap_site.errors import ApplicationError
 
 # Panel IDs are opaque tokens (Prolific's are 24 hex digits); anything else is refused rather than hashed.
 PANEL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-DEMOGRAPHIC_FIELDS: dict[str, type[models.TextChoices]] = {
-    "age_band": Respondent.AgeBand,
-    "gender": Respondent.Gender,
-    "country": Respondent.Country,
-    "education": Respondent.Education,
-    "native_language": Respondent.NativeLanguage,
-}
 
 
 @dataclass(frozen=True)
@@ -131,15 +125,36 @@ def completion_code_for(*, outcome: str) -> str:
     return getattr(settings, f"STUDY_COMPLETION_CODE_{outcome.upper()}")
 
 
+@transaction.atomic
 def consent_text_install_defaults() -> list[ConsentText]:
     """Create the first version of each registered study's consent text where the study has none in its language
-    (the version its instrument declares); return the rows created."""
+    (the version its instrument declares, with the study's details from the settings STUDY_RESEARCHER, …, so that
+    its hash covers them); where the current text is an earlier built-in wording nobody edited (its hash is in the
+    declared "supersedes"), add the declared wording as the next version and make it current. Texts people consented
+    to stay as they are. Return the rows created."""
+    details = {name: getattr(settings, f"STUDY_{name.upper()}") for name in ConsentText.DETAIL_FIELDS}
     created = []
     for slug, study in registry.studies().items():
-        language = study.consent.get("language", selectors.DEFAULT_LANGUAGE)
-        if study.consent and not ConsentText.objects.filter(study=slug, language=language).exists():
-            created.append(ConsentText.objects.create(study=slug, is_current=True, **study.consent))
+        if not study.consent:
+            continue
+        wording = {name: value for name, value in study.consent.items() if name != "supersedes"}
+        texts = ConsentText.objects.select_for_update().filter(
+            study=slug, language=wording.get("language", selectors.DEFAULT_LANGUAGE)
+        )
+        current = texts.filter(is_current=True).first()
+        if not texts.exists():
+            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **wording))
+        elif current is not None and current.text_hash in study.consent.get("supersedes", ()):
+            current.is_current = False
+            current.save(update_fields=["is_current"])
+            wording["version"] = _next_version(texts.values_list("version", flat=True))
+            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **wording))
     return created
+
+
+def _next_version(versions: Iterable[str]) -> str:
+    """One more than the highest numeric version ("1" → "2")."""
+    return str(max((int(version) for version in versions if version.isdigit()), default=0) + 1)
 
 
 def study_access_check(*, study: str, arrival: PanelArrival | None) -> None:
@@ -289,20 +304,20 @@ def _suspicion_text(codes: Iterable[str]) -> str:
 
 @transaction.atomic
 def respondent_demographics_set(*, respondent: Respondent, answers: Mapping[str, str]) -> Respondent:
-    """Store the optional demographic bands; a blank or missing answer means "skipped".
+    """Store the optional demographic answers; a blank or missing answer means "skipped".
 
-    Only the five band fields are accepted, each from its list of choices; anything else is an
-    ApplicationError and nothing is written.
+    Only the five questions are accepted, each from its list of choices (`surveys.demographics`: bands, ISO country
+    and language codes); anything else is an ApplicationError and nothing is written.
     """
-    unknown = sorted(set(answers) - set(DEMOGRAPHIC_FIELDS))
+    unknown = sorted(set(answers) - set(DEMOGRAPHIC_CHOICES))
     if unknown:
         raise ApplicationError(f"Unknown demographic question(s): {', '.join(unknown)}.", {"fields": unknown})
-    for name, choices in DEMOGRAPHIC_FIELDS.items():
+    for name in DEMOGRAPHIC_CHOICES:
         value = answers.get(name) or ""
-        if value and value not in choices.values:
-            raise ApplicationError(f"{value!r} is not an answer to {name}.", {"field": name, "choices": choices.values})
+        if value and value not in demographic_values(name):
+            raise ApplicationError(f"{value!r} is not an answer to {name}.", {"field": name})
         setattr(respondent, name, value)
-    respondent.save(update_fields=list(DEMOGRAPHIC_FIELDS))
+    respondent.save(update_fields=list(DEMOGRAPHIC_CHOICES))
     return respondent
 
 

@@ -28,5 +28,6 @@ def test_home_page_links_only_to_pages_that_exist(client, admin_client, instrume
         assert admin_client.get(href).status_code == 200, href
 
 
-def test_home_page_tells_how_to_load_an_empty_instrument(client):
-    assert "load_instrument" in client.get("/").content.decode()
+def test_home_page_tells_staff_how_to_load_an_empty_instrument_and_visitors_no_command(client, admin_client):
+    assert "load_instrument" in admin_client.get("/").content.decode()
+    assert "load_instrument" not in client.get("/").content.decode()

@@ -7,10 +7,13 @@ in the cache (shared between web processes when CACHE_URL points at Redis; per p
 `virtuemap_site.resilient_cache`). Nothing reaches the database or logs.
 
 Rates are strings like DRF's: "30/hour", "60/minute", "5/second", "100/day"; "off" (or empty) disables a limit.
+A lab or classroom whose participants all reach us from one address gets its own, larger allowance: clients in
+STUDY_LAB_NETWORKS are counted against STUDY_LAB_CONSENT_RATE and STUDY_LAB_SUBMIT_RATE instead (docs/security.md).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -100,6 +103,32 @@ def _increment(key: str, timeout: int) -> int:
         return 1
 
 
+@functools.cache
+def _lab_networks(networks: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(network.strip(), strict=False) for network in networks)
+
+
+def is_lab_client(request: HttpRequest) -> bool:
+    """Whether the client's address lies in one of STUDY_LAB_NETWORKS: a lab or classroom whose participants all
+    reach us from one address. The address is compared in memory, never kept."""
+    networks = _lab_networks(tuple(settings.STUDY_LAB_NETWORKS))
+    if not networks:
+        return False
+    try:
+        address = ipaddress.ip_address(client_address(request).strip())
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
+def client_rate(request: HttpRequest, *, scope: str, rate_setting: str) -> tuple[str, str | None]:
+    """The counter scope and the rate that apply to this client: ``rate_setting`` (e.g. STUDY_CONSENT_RATE), or for a
+    client in STUDY_LAB_NETWORKS the lab's allowance (STUDY_LAB_CONSENT_RATE), counted apart."""
+    if is_lab_client(request):
+        return f"{scope}:lab", getattr(settings, rate_setting.replace("STUDY_", "STUDY_LAB_", 1))
+    return scope, getattr(settings, rate_setting)
+
+
 def rate_limit_wait(request: HttpRequest, *, scope: str, rate: str | None) -> int | None:
     """Count one request of this client in `scope`; return the seconds to wait if it is over `rate`, else None."""
     parsed = parse_rate(rate)
@@ -114,7 +143,8 @@ def rate_limit_wait(request: HttpRequest, *, scope: str, rate: str | None) -> in
 
 
 def rate_limited(scope: str, rate_setting: str) -> Callable:
-    """View decorator: POSTs over the rate in `settings.<rate_setting>` get a friendly 429 page, nothing else.
+    """View decorator: POSTs over the rate in `settings.<rate_setting>` (a lab's own allowance for a client in
+    STUDY_LAB_NETWORKS, `client_rate`) get a friendly 429 page, nothing else.
 
     GETs are never limited, so a limited person can still read the page, withdraw, or come back later.
     """
@@ -123,7 +153,8 @@ def rate_limited(scope: str, rate_setting: str) -> Callable:
         @wraps(view)
         def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             if request.method == "POST":
-                wait = rate_limit_wait(request, scope=scope, rate=getattr(settings, rate_setting))
+                client_scope, rate = client_rate(request, scope=scope, rate_setting=rate_setting)
+                wait = rate_limit_wait(request, scope=client_scope, rate=rate)
                 if wait is not None:
                     response = render(request, "429.html", {"wait_seconds": wait}, status=429)
                     response["Retry-After"] = str(wait)
@@ -154,7 +185,8 @@ class ScopedRateThrottle(BaseThrottle):
     def allow_request(self, request, view) -> bool:
         if request.method not in ("POST", "PUT", "PATCH"):
             return True
-        self._wait = rate_limit_wait(request, scope=self.scope, rate=getattr(settings, self.rate_setting))
+        scope, rate = client_rate(request, scope=self.scope, rate_setting=self.rate_setting)
+        self._wait = rate_limit_wait(request, scope=scope, rate=rate)
         return self._wait is None
 
     def wait(self) -> float | None:

@@ -8,6 +8,7 @@ See `.env.example` for every variable.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -41,6 +42,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_countries",  # the ISO 3166-1 list of the optional country question, with translated names
     "virtuemap_site",
     "surveys",
     "llmruns",
@@ -84,6 +86,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "surveys.context_processors.participant_references",
+                "instruments.context_processors.navigation",
             ],
         },
     },
@@ -309,6 +312,12 @@ STUDY_API_CLIENT_KEYS = env.list("STUDY_API_CLIENT_KEYS", default=[])
 # A respondent token (the study API's credential) answers and reads for this long after consent; withdrawing with it
 # works for ever.
 STUDY_TOKEN_TTL_HOURS = env.int("STUDY_TOKEN_TTL_HOURS", default=48)
+# Who answers for the studies, on every information sheet where a consent text leaves them blank (admin: Consent
+# texts): the researcher, the institution, an address for questions or complaints, the ethics approval's reference.
+STUDY_RESEARCHER = env.str("STUDY_RESEARCHER", default="")
+STUDY_INSTITUTION = env.str("STUDY_INSTITUTION", default="")
+STUDY_CONTACT = env.str("STUDY_CONTACT", default="")
+STUDY_ETHICS_REFERENCE = env.str("STUDY_ETHICS_REFERENCE", default="")
 STUDY_ITEMS_PER_RESPONDENT = env.int("STUDY_ITEMS_PER_RESPONDENT", default=10)
 STUDY_ATTENTION_CHECKS = env.int("STUDY_ATTENTION_CHECKS", default=1)
 STUDY_ASSIGNMENT_EXPIRY_MINUTES = env.int("STUDY_ASSIGNMENT_EXPIRY_MINUTES", default=30)
@@ -460,6 +469,11 @@ REST_KNOX = {
 STUDY_CONSENT_RATE = env.str("STUDY_CONSENT_RATE", default="30/hour")
 STUDY_SUBMIT_RATE = env.str("STUDY_SUBMIT_RATE", default="60/minute")
 STUDY_CONSENT_MIN_SECONDS = env.float("STUDY_CONSENT_MIN_SECONDS", default=5.0)
+# Lab mode: a lab or classroom whose participants share one public address (CIDR networks, e.g. 192.0.2.0/24) gets its
+# own allowance instead of the per-client rates above, which would refuse its 31st consent of the hour. Empty = none.
+STUDY_LAB_NETWORKS = env.list("STUDY_LAB_NETWORKS", default=[])
+STUDY_LAB_CONSENT_RATE = env.str("STUDY_LAB_CONSENT_RATE", default="300/hour")
+STUDY_LAB_SUBMIT_RATE = env.str("STUDY_LAB_SUBMIT_RATE", default="600/minute")
 ABUSE_KEY_ROTATION_SECONDS = env.int("ABUSE_KEY_ROTATION_SECONDS", default=86_400)
 
 # Secrets come from the environment only. Error reports hide settings whose names say secret (Django's list plus
@@ -484,7 +498,18 @@ LOGGING["loggers"] = {
 # Celery workers keep this logging (and its filter) instead of installing their own root handlers.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
-for _name in ("STUDY_CONSENT_RATE", "STUDY_SUBMIT_RATE", "STUDY_REFERENCE_RATE"):
+for _network in STUDY_LAB_NETWORKS:
+    try:
+        ipaddress.ip_network(_network.strip(), strict=False)
+    except ValueError:
+        raise ValueError(f"STUDY_LAB_NETWORKS: {_network!r} is not a network like 192.0.2.0/24") from None
+for _name in (
+    "STUDY_CONSENT_RATE",
+    "STUDY_SUBMIT_RATE",
+    "STUDY_REFERENCE_RATE",
+    "STUDY_LAB_CONSENT_RATE",
+    "STUDY_LAB_SUBMIT_RATE",
+):
     if not re.fullmatch(r"(?i)\s*(off|none|)\s*|\s*[1-9]\d*/(s|m|h|d)\w*\s*", globals()[_name]):
         raise ValueError(f"{_name} must be a rate like 30/hour, 60/minute, or off")
 if ABUSE_KEY_ROTATION_SECONDS < 60:

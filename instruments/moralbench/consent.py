@@ -15,7 +15,7 @@ MORALBENCH_CONSENT = {
         "statements or situations you find more relevant or more moral. Language models answer the same questions, "
         "so that people and models can be compared.\n\n"
         "What you will do. Each page shows one question with two answers; you pick one. The order of the two "
-        "answers is random and recorded. It takes about 10 to 15 minutes.\n\n"
+        "answers is random and recorded.\n\n"
         "Anonymity. You are identified only by a random number. We do not store your name, e-mail, IP address or "
         "browser details. If you come from a research panel, your panel ID is stored only in a scrambled (keyed-hash) "
         "form that cannot be turned back into the ID, so that nobody takes part twice.\n\n"
@@ -28,4 +28,6 @@ MORALBENCH_CONSENT = {
         "I have read the information above, I am 18 or older, and I agree to take part and to the research use of "
         "my anonymous answers."
     ),
+    # The first built-in wording, which stated 10 to 15 minutes.
+    "supersedes": ("41affff2bd238dba591f013833ffaa372d6bc09dbeec6f55bc25fd756fc5a3fa",),
 }

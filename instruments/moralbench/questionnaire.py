@@ -16,7 +16,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from instruments.base import AnswerRejected, Presented, Questionnaire
+from instruments.base import AnswerRejected, Presented, Questionnaire, StudyLength
 from instruments.moralbench import selectors
 from instruments.moralbench.models import Item
 from instruments.moralbench.prompts import PRESENTATIONS, prompt_parts, shown_to_published
@@ -42,6 +42,7 @@ class MoralBenchQuestionnaire(Questionnaire):
 
     title = "Moral foundations: the MoralBench questions"
     item_noun = "Question"
+    seconds_per_item = SECONDS_PER_ITEM
     agree_label = "I agree: store my answers anonymously for research."
     stylesheet = "css/moralbench.css"
     intro_template = "moralbench/questionnaire/_intro.html"
@@ -77,7 +78,7 @@ class MoralBenchQuestionnaire(Questionnaire):
     def intro_context(self, options: Mapping[str, Any]) -> dict[str, Any]:
         sets = _sets(options)
         count = Item.objects.filter(set_name__in=sets).count()
-        return {"items": count, "minutes": max(1, round(count * SECONDS_PER_ITEM / 60))}
+        return {"items": count, "minutes": StudyLength(items=count, seconds_per_item=self.seconds_per_item).minutes}
 
     def item_context(self, item: Mapping[str, Any]) -> dict[str, Any]:
         row = _row(item["key"])

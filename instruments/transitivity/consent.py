@@ -14,7 +14,7 @@ TRANSITIVITY_CONSENT = {
         "people might think is morally wrong, and choose the one you think is worse. The same pairs are also "
         "shown to language models, so that people and models can be compared on one instrument.\n\n"
         "What you will do. Each page shows two situations; you pick the worse one. Some pairs come back later, "
-        "sometimes in the other order. It takes about 15 minutes.\n\n"
+        "sometimes in the other order.\n\n"
         "Anonymity. You are identified only by a random number. We do not store your name, e-mail, IP "
         "address or browser details. If you come from a research panel, your panel ID is stored only in a "
         "scrambled (keyed-hash) form that cannot be turned back into the ID, so that nobody takes part twice.\n\n"
@@ -27,4 +27,6 @@ TRANSITIVITY_CONSENT = {
         "I have read the information above, I am 18 or older, and I agree to take part and to the research "
         "use of my anonymous answers."
     ),
+    # The first built-in wording, which stated 15 minutes.
+    "supersedes": ("ccb71faa4d89a1f71f155c3592992bb316381e6a0f220b6209ec59100f6d27ca",),
 }

@@ -77,6 +77,8 @@ class PairwiseQuestionnaire(Questionnaire):
 
     title = "Which situation is morally worse?"
     item_noun = "Choice"
+    # Two one-sentence situations (the about page's estimate too).
+    seconds_per_item = 6
     agree_label = "I agree: store my choices anonymously for research."
     stylesheet = "css/transitivity.css"
     intro_template = "transitivity/questionnaire/_intro.html"

@@ -13,10 +13,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from instruments.base import StudyLength
 from instruments.transitivity import selectors
 from instruments.transitivity.charts import counts_chart
 from instruments.transitivity.models import Block, PresentationOrder, Principle, TransitivityInstrument
 from instruments.transitivity.presenters import report_view
+from instruments.transitivity.questionnaire import PairwiseQuestionnaire
 from instruments.transitivity.reports import results_csv
 from scoring.transitivity import pair_count
 
@@ -51,8 +53,10 @@ def about(request: HttpRequest) -> HttpResponse:
             "source": instrument.source if instrument else "",
             "report_count": selectors.models_with_results_count(),
             "questionnaire_trials": trials,
-            # About 6 seconds a choice: two one-sentence situations.
-            "questionnaire_minutes": max(1, round(trials * 6 / 60)),
+            # The estimate every information sheet gives (instruments.base.StudyLength).
+            "questionnaire_minutes": StudyLength(
+                items=trials, seconds_per_item=PairwiseQuestionnaire.seconds_per_item
+            ).minutes,
         },
     )
 

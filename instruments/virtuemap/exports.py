@@ -36,9 +36,13 @@ RESPONSES_CODEBOOK: list[tuple[str, str]] = [
     ("consent_version", "Version of the consent text the respondent agreed to."),
     ("age_band", "Optional: 18-24, 25-34, 35-44, 45-54, 55-64, 65+; empty = not answered."),
     ("gender", "Optional: woman, man, non-binary, other; empty = not answered."),
-    ("country", "Optional: ISO 3166 code of a listed country or 'other'; empty = not answered."),
+    ("country", "Optional: ISO 3166-1 alpha-2 code of the country lived in, or 'other'; empty = not answered."),
     ("education", "Optional: secondary, vocational, undergraduate, postgraduate; empty = not answered."),
-    ("native_language", "Optional: english or other; empty = not answered."),
+    (
+        "native_language",
+        "Optional: ISO 639-1 code of the native language (en, es, zh, …), or 'other'; empty = not "
+        "answered. Answers stored as 'english' before the ISO list are 'en'.",
+    ),
     ("flagged", "1 if the respondent failed an attention check: the answer is kept but excluded from N and Y."),
     (
         "suspicion",

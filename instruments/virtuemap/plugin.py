@@ -30,6 +30,7 @@ from instruments.base import (
     Stop,
     StoredTrial,
     Study,
+    StudyLength,
     TrialSpec,
 )
 from instruments.loading import InstrumentLoadReport
@@ -52,6 +53,10 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "instrument.json"
 # The studies people take VirtueMap in: confirming or correcting key candidates, and profiling themselves.
 VALIDATION = "validation"
 PROFILING = "profiling"
+# About how long one page takes, for the time the information sheets announce: a validation item shows a dilemma, its
+# five responses, a virtue's definition and an ordering to confirm or correct; a profiling page a dilemma to rank.
+VALIDATION_SECONDS_PER_ITEM = 60
+PROFILING_SECONDS_PER_ITEM = 90
 
 
 def _fixture_version() -> str:
@@ -242,6 +247,20 @@ class VirtueMap(Instrument):
     def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
         profile = self._profile(run_items(trials))
         return profile_summary(profile, failure_counts=failure_counts(run_id=context.run_id))
+
+    def study_length(self, study: str, options: Mapping[str, Any]) -> StudyLength | None:
+        """The validation study: STUDY_ITEMS_PER_RESPONDENT items (fewer when fewer orderings are open, since nobody
+        judges the same dilemma and virtue twice) and STUDY_ATTENTION_CHECKS checks; profiling: every dilemma."""
+        from django.conf import settings
+
+        from instruments.virtuemap.models import Dilemma, KeyCandidate
+
+        if study == PROFILING:
+            return StudyLength(items=Dilemma.objects.count(), seconds_per_item=PROFILING_SECONDS_PER_ITEM)
+        open_orderings = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).count()
+        checks = settings.STUDY_ATTENTION_CHECKS
+        items = min(settings.STUDY_ITEMS_PER_RESPONDENT, open_orderings) + checks
+        return StudyLength(items=items, seconds_per_item=VALIDATION_SECONDS_PER_ITEM, checks=checks)
 
     def on_withdraw(self, respondent: Any, *, delete: Callable[[], Any]) -> list[int]:
         """Delete the respondent, then recompute N and Y of every candidate they answered so the counters equal the

@@ -253,6 +253,11 @@ def study_is_open() -> bool:
     return KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists()
 
 
+def validation_ever_opened() -> bool:
+    """Whether a validation round was ever opened (round 0 is the published key, not a round people answer)."""
+    return KeyCandidate.objects.filter(round__gte=1).exists()
+
+
 # --- the model side ------------------------------------------------------------------------------------------
 
 

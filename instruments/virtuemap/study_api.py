@@ -29,8 +29,14 @@ from instruments.virtuemap.validation import (
     validation_next_assignment,
     validation_response_submit,
 )
+from surveys.demographics import country_choices, language_choices
 from surveys.models import Respondent
-from surveys.selectors import consent_text_current, respondent_by_token, respondent_token_expired
+from surveys.selectors import (
+    consent_text_current,
+    respondent_by_token,
+    respondent_token_expired,
+    study_information,
+)
 from surveys.services import (
     respondent_consent,
     respondent_demographics_set,
@@ -146,6 +152,13 @@ class ConsentApi(APIView):
         information_sheet = serializers.CharField()
         consent_statement = serializers.CharField()
         text_hash = serializers.CharField()
+        researcher = serializers.CharField(help_text="Who answers for the study (the text's, else STUDY_RESEARCHER).")
+        institution = serializers.CharField(help_text="The text's, else STUDY_INSTITUTION.")
+        contact = serializers.CharField(help_text="For questions or complaints: the text's, else STUDY_CONTACT.")
+        ethics_reference = serializers.CharField(help_text="The text's, else STUDY_ETHICS_REFERENCE.")
+        items = serializers.IntegerField(help_text="Pages a respondent answers now, attention checks included.")
+        attention_checks = serializers.IntegerField()
+        minutes = serializers.IntegerField(help_text="About how long the pages take.")
 
     @extend_schema_serializer(component_name="ConsentRequest")
     class InputSerializer(StrictSerializer):
@@ -174,7 +187,16 @@ class ConsentApi(APIView):
         text = consent_text_current(study=STUDY)
         if text is None:
             raise exceptions.NotFound("The validation study has no consent text yet.")
-        return Response(self.OutputSerializer({**vars(text), "study": text.study}).data)
+        information = study_information(text=text)
+        length = information.length
+        body = {
+            **vars(text),
+            **vars(information),
+            "items": length.items,
+            "attention_checks": length.checks,
+            "minutes": length.minutes,
+        }
+        return Response(self.OutputSerializer(body).data)
 
     @extend_schema(
         operation_id="study_consent_give",
@@ -354,9 +376,9 @@ class RespondentApi(RespondentApiView):
     class DemographicsSerializer(StrictSerializer):
         age_band = serializers.ChoiceField(Respondent.AgeBand.choices, required=False, allow_blank=True)
         gender = serializers.ChoiceField(Respondent.Gender.choices, required=False, allow_blank=True)
-        country = serializers.ChoiceField(Respondent.Country.choices, required=False, allow_blank=True)
+        country = serializers.ChoiceField(country_choices(), required=False, allow_blank=True)
         education = serializers.ChoiceField(Respondent.Education.choices, required=False, allow_blank=True)
-        native_language = serializers.ChoiceField(Respondent.NativeLanguage.choices, required=False, allow_blank=True)
+        native_language = serializers.ChoiceField(language_choices(), required=False, allow_blank=True)
 
     @extend_schema(operation_id="study_respondent_read", responses={200: OutputSerializer, **errors(401, 403)})
     def get(self, request):

@@ -11,6 +11,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from instruments import registry
+from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.models import Assignment, ValidationResponse
 from instruments.virtuemap.plugin import VALIDATION
@@ -22,7 +24,7 @@ from instruments.virtuemap.validation import (
 )
 from surveys import forms
 from surveys.models import Respondent
-from surveys.selectors import consent_text_current, respondent_by_id
+from surveys.selectors import consent_text_current, respondent_by_id, study_information
 from surveys.services import (
     completion_code_for,
     respondent_demographics_set,
@@ -64,7 +66,7 @@ def study_landing(request: HttpRequest) -> HttpResponse:
             "respondent": _session_respondent(request),
             "panel_query": _panel_query(request),
             "study_open": study_is_open(),
-            "items": settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS,
+            "length": registry.instrument(SLUG).study_length(VALIDATION, {}),
         },
     )
 
@@ -95,7 +97,8 @@ def study_consent(request: HttpRequest) -> HttpResponse:
             outcome = consent_from_form(request, form, text=text)
             if outcome is not None:
                 return redirect("study-item" if outcome.resumed else "study-demographics")
-    return render(request, "virtuemap/study/consent.html", {"text": text, "form": form})
+    information = study_information(text=text)
+    return render(request, "virtuemap/study/consent.html", {"text": text, "information": information, "form": form})
 
 
 @require_http_methods(["GET", "POST"])

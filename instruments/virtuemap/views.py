@@ -19,7 +19,7 @@ from instruments.virtuemap import selectors as survey_selectors
 from instruments.virtuemap import selectors as virtuemap_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.forms import RankingForm
-from instruments.virtuemap.plugin import PROFILING, VirtueMap
+from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
 from instruments.virtuemap.profiling import profile_score, profiling_submission_store
 from instruments.virtuemap.selectors import (
     ProfileScoringContext,
@@ -37,7 +37,7 @@ from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.models import Respondent
 from surveys.references import browser_reference, results_token, results_token_read
-from surveys.selectors import consent_text_current, respondent_by_id
+from surveys.selectors import consent_text_current, respondent_by_id, study_information
 from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 
@@ -53,6 +53,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),
             "study_open": study_is_open(),
+            "study_length": VirtueMap().study_length(VALIDATION, {}),
         },
     )
 
@@ -243,6 +244,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
             "has_answers": bool(answers.rankings),
             "respondent": respondent,
             "text": text,
+            "information": study_information(text=text) if text else None,
             "form": form,
         },
         status=400 if request.method == "POST" else 200,
@@ -425,6 +427,9 @@ def _results_page(
 ) -> HttpResponse:
     result = profile_score(rankings=answers.for_scoring(), context=context)
     virtues = list(virtue_list())
+    if not virtues:
+        # Nothing loaded yet: the start page says so, where a chart with no axes has nothing to draw.
+        return redirect("profile-start")
     dilemmas = {dilemma.id: dilemma for dilemma in dilemma_list_with_options()}
     person = [result.scores[virtue.id] for virtue in virtues]
     names = [virtue.name for virtue in virtues]

@@ -14,8 +14,12 @@ def test_the_gallery_shows_each_published_model_with_runs_consistency_and_ci(cli
     assert page.count('class="radar-svg"') == 3
 
 
-def test_an_empty_gallery_says_how_to_publish_a_profile(client, instrument):
-    assert "load_reference_profiles" in client.get("/models/").content.decode()
+def test_an_empty_gallery_tells_staff_how_to_publish_a_profile_and_visitors_no_command(
+    client, admin_client, instrument
+):
+    assert "load_reference_profiles" in admin_client.get("/models/").content.decode()
+    page = client.get("/models/").content.decode()
+    assert "No model profile is published yet." in page and "load_reference_profiles" not in page
 
 
 def test_the_home_page_links_to_the_questionnaire_and_the_gallery(client, instrument):

@@ -55,8 +55,10 @@ def test_the_api_lists_the_results_in_table_3_layout(client, published):
     assert body["static_dynamic_spearman"] == {"fake/judge": {"models": 1, "spearman": None}}
 
 
-def test_the_page_says_when_nothing_is_loaded_or_run(client, db):
+def test_the_page_says_when_nothing_is_loaded_or_run_and_only_staff_see_the_commands(client, admin_client, db):
     page = client.get("/amaeval/").content.decode()
+    assert "not available yet" in page and "No model measured yet." in page and "manage.py" not in page
+    page = admin_client.get("/amaeval/").content.decode()
     assert "load_amaeval" in page and "run_instrument amaeval" in page
 
 

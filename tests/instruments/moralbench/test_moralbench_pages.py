@@ -32,8 +32,9 @@ def test_the_instrument_page_shows_the_sets_their_maxima_and_the_published_defec
     assert "harm_3 and harm_4" in page and "13.35" in page
 
 
-def test_the_instrument_page_says_how_to_load_it_when_empty(client, db):
-    assert "python manage.py load_moralbench" in client.get("/moralbench/").content.decode()
+def test_the_instrument_page_tells_staff_how_to_load_it_when_empty(client, admin_client, db):
+    assert "python manage.py load_moralbench" in admin_client.get("/moralbench/").content.decode()
+    assert "manage.py" not in client.get("/moralbench/").content.decode()
 
 
 def test_the_models_page_shows_both_paper_tables_and_a_chart_per_set(client, measured):

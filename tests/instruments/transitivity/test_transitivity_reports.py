@@ -46,8 +46,9 @@ def test_the_home_page_links_the_transitivity_instrument(client, instrument):
     assert 'href="/transitivity/"' in client.get("/").content.decode()
 
 
-def test_the_about_page_says_when_the_instrument_is_not_loaded(client, db):
-    assert "load_transitivity" in client.get("/transitivity/").content.decode()
+def test_the_about_page_says_when_the_instrument_is_not_loaded(client, admin_client, db):
+    assert "load_transitivity" in admin_client.get("/transitivity/").content.decode()
+    assert "not available yet" in client.get("/transitivity/").content.decode()
 
 
 def test_the_json_download_has_the_verdicts_of_the_scoring_package(client, two_models):

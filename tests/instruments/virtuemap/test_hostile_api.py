@@ -14,6 +14,7 @@ from hypothesis.control import currently_in_test_context
 from instruments.virtuemap.models import Assignment, KeyCandidate, ValidationResponse
 from instruments.virtuemap.study_api import TOKEN_HEADER
 from instruments.virtuemap.validation import validation_next_assignment
+from surveys.demographics import demographic_values
 from surveys.models import Respondent
 from surveys.services import respondent_consent, token_hash
 from tests.hostile import (
@@ -156,7 +157,7 @@ def test_attention_check_answers_survive_hostile_bodies(study, data):
 def test_demographics_survive_hostile_bodies(study, data):
     fields = {
         "age_band": st.sampled_from(["", *Respondent.AgeBand.values]),
-        "country": st.sampled_from(["", *Respondent.Country.values]),
+        "country": st.sampled_from(["", *demographic_values("country")]),
     }
     with rolled_back():
         _, token = consented()

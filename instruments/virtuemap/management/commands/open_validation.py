@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from instruments.virtuemap.selectors import validation_ever_opened
 from instruments.virtuemap.validation import validation_open
 from virtuemap_site.errors import ApplicationError
 
@@ -14,8 +15,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--pair", action="append", default=[], help="DILEMMA:VIRTUE, e.g. D1:wisdom; repeatable.")
+        parser.add_argument(
+            "--first-time",
+            action="store_true",
+            help="Only when no round was ever opened (a fresh database): `make run` opens the study for a newcomer "
+            "and never reopens what researchers closed.",
+        )
 
     def handle(self, *args, **options):
+        if options["first_time"] and validation_ever_opened():
+            self.stdout.write("A validation round was opened before: nothing changed.")
+            return
         pairs = []
         for raw in options["pair"]:
             dilemma_id, separator, virtue_id = raw.partition(":")

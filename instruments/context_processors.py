@@ -1,0 +1,37 @@
+"""The navigation bar of every page: the site's own pages, then each registered instrument that has a public page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest
+from django.urls import reverse
+
+from instruments import registry
+
+
+@dataclass(frozen=True)
+class NavigationLink:
+    label: str
+    url: str
+    current: bool = False
+    # The invitation to take part, drawn as a button so that it is in sight above the fold on a phone too.
+    invitation: bool = False
+
+
+def navigation_links(path: str) -> list[NavigationLink]:
+    """The links of the navigation bar, the one whose pages hold ``path`` marked current."""
+    links = [
+        ("Take part", reverse("study-landing"), True),
+        ("Profile yourself", reverse("profile-start"), False),
+        ("Models", reverse("model-gallery"), False),
+        *((plugin.identity.name, plugin.page_url, False) for plugin in registry.instruments() if plugin.page_url),
+    ]
+    return [
+        NavigationLink(label=label, url=url, current=path.startswith(url), invitation=invitation)
+        for label, url, invitation in links
+    ]
+
+
+def navigation(request: HttpRequest) -> dict[str, list[NavigationLink]]:
+    return {"navigation": navigation_links(request.path)}
