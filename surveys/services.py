@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from instruments import registry
 from surveys import selectors
-from surveys.models import ConsentText, Respondent
+from surveys.models import ConsentText, Respondent, Withdrawal
 from virtuemap_site.errors import ApplicationError
 
 # --- Consent and respondents ------------------------------------------------------------------------------
@@ -275,6 +275,7 @@ def respondent_withdraw(*, respondent: Respondent) -> list[Any]:
     if locked is None:
         return []
     plugin = registry.instrument(registry.study(locked.study).instrument)
+    Withdrawal.objects.create(study=locked.study, withdrawn_on=timezone.localdate())
     return plugin.on_withdraw(locked, delete=locked.delete)
 
 

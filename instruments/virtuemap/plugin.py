@@ -21,15 +21,19 @@ from django.db.models import Count
 from instruments.base import (
     Answer,
     AnswerStatus,
+    DashboardTable,
     Identity,
     Instrument,
     PlanError,
     PlanOption,
     Presented,
+    RespondentAnswerTable,
+    RespondentColumn,
     RunContext,
     Stop,
     StoredTrial,
     Study,
+    StudyAnswers,
     TrialSpec,
 )
 from instruments.loading import InstrumentLoadReport
@@ -229,6 +233,26 @@ class VirtueMap(Instrument):
     def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
         profile = self._profile(run_items(trials))
         return profile_summary(profile, failure_counts=failure_counts(run_id=context.run_id))
+
+    def respondent_columns(self) -> tuple[RespondentColumn, ...]:
+        from instruments.virtuemap.study_admin import confirmation_share_column
+
+        return (confirmation_share_column(),)
+
+    def respondent_answer_tables(self) -> tuple[RespondentAnswerTable, ...]:
+        from instruments.virtuemap.study_admin import ANSWER_TABLES
+
+        return ANSWER_TABLES
+
+    def study_answers(self, study: str) -> StudyAnswers | None:
+        from instruments.virtuemap.study_admin import study_answers
+
+        return study_answers(study)
+
+    def study_dashboard_tables(self, study: str) -> list[DashboardTable]:
+        from instruments.virtuemap.study_admin import candidates_near_decision
+
+        return [candidates_near_decision()] if study == VALIDATION else []
 
     def on_withdraw(self, respondent: Any, *, delete: Callable[[], Any]) -> list[int]:
         """Delete the respondent, then recompute N and Y of every candidate they answered so the counters equal the
