@@ -66,10 +66,33 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
         "questionnaire_flags",
     ]
     readonly_fields = ["answer_quality", "questionnaire_answers"]
+    # The answers near the top: they are what a researcher opens a respondent for (an instrument's own answer tables
+    # follow the page, as inlines).
+    fieldsets = [
+        (None, {"fields": ["study", "consented_at", "completed_at", "flagged", "suspicion"]}),
+        ("Answers", {"fields": ["questionnaire_answers", "answer_quality"]}),
+        (
+            "Consent and demographics",
+            {
+                "fields": [
+                    "consent_text",
+                    "consent_version",
+                    "language",
+                    "consent_text_hash",
+                    "panel",
+                    "age_band",
+                    "gender",
+                    "country",
+                    "education",
+                    "native_language",
+                    "attention_checks_failed",
+                ]
+            },
+        ),
+    ]
     list_filter = ["study", "language", "flagged", SuspicionFilter, "panel", "consent_version"]
     search_fields = ["id"]
     search_help_text = "A respondent's id, or its beginning."
-    exclude = ["panel_id_hash", "token_hash"]
     actions = ["withdraw"]
     change_list_template = "admin/surveys/respondent/change_list.html"
 

@@ -108,15 +108,15 @@ CHANGE_KEYS = "virtuemap.change_keycandidate"
 @admin.register(KeyCandidate)
 class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelAdmin):
     """Key candidates with the evidence behind them: N, Y, q, the Wilson interval and the decision time fit a
-    1366-pixel screen beside the filters (short cells), and each candidate's page is read-only; decisions are the
-    list's actions, each with a reason."""
+    1366-pixel screen beside the navigation and the filters (short cells that do not wrap; the round says the
+    provenance, 0 being the published key), and each candidate's page is read-only; decisions are the list's actions,
+    each with a reason."""
 
     list_display = [
         "candidate_display",
         "round",
         "ordering",
         "status",
-        "provenance",
         "n_evaluations",
         "n_confirmations",
         "confirmation_rate_display",
@@ -124,7 +124,6 @@ class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelA
         "decided_display",
     ]
     list_filter = ["status", "needs_review", "provenance", "dilemma", "virtue"]
-    list_select_related = ["dilemma", "virtue"]
     fields = [
         "dilemma",
         "virtue",
@@ -148,6 +147,9 @@ class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelA
     actions = ["promote", "reject", "reopen", "keep"]
     exports = (RESPONSES, KEY_STATISTICS)
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
     def has_add_permission(self, request):
         # Candidates come from the instrument, `open_validation` and the promotion rule only.
         return False
@@ -161,9 +163,16 @@ class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelA
 
     @admin.display(description="decided at", ordering="decided_at")
     def decided_display(self, candidate: KeyCandidate) -> str:
+        # The day fits the list's narrow cell; the minute is in the tooltip and on the candidate's page.
         if candidate.decided_at is None:
             return "—"
-        return timezone.localtime(candidate.decided_at).strftime("%Y-%m-%d %H:%M")
+        moment = timezone.localtime(candidate.decided_at)
+        return format_html(
+            '<time datetime="{}" title="{}">{}</time>',
+            moment.isoformat(),
+            moment.strftime("%Y-%m-%d %H:%M %Z"),
+            moment.strftime("%Y-%m-%d"),
+        )
 
     @admin.display(description="q")
     def confirmation_rate_display(self, candidate: KeyCandidate) -> str:

@@ -127,4 +127,5 @@ def test_the_list_names_each_candidate_in_one_short_cell_with_its_decision_time(
 
     assert '<th class="field-candidate_display"><a href=' in page and "D1 × wisdom</a>" in page
     assert open_candidate.decided_at is not None
-    assert f'<td class="field-decided_display">{open_candidate.decided_at:%Y-%m-%d}' in page
+    assert f'<td class="field-decided_display"><time datetime="{open_candidate.decided_at.isoformat()}"' in page
+    assert f">{open_candidate.decided_at:%Y-%m-%d}</time>" in page
