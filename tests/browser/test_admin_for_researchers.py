@@ -55,11 +55,12 @@ def verdicts(instrument, consent_texts, settings):
 # Where each column ends on screen, and where the list's scrolling box ends: Django's admin scrolls a wide list inside
 # that box, so a column past its edge is hidden even when the page itself does not scroll.
 COLUMN_EDGES = """() => {
-  const box = document.querySelector("#changelist .results").getBoundingClientRect();
+  const results = document.querySelector("#changelist .results");
   const edges = {};
-  document.querySelectorAll("#result_list thead th").forEach(th => { edges[th.className] = th.getBoundingClientRect().right; });
-  return {box: box.right, edges, overflow: document.querySelector("#changelist .results").scrollWidth
-    - document.querySelector("#changelist .results").clientWidth};
+  document.querySelectorAll("#result_list thead th").forEach(th => {
+    edges[th.className] = th.getBoundingClientRect().right;
+  });
+  return {box: results.getBoundingClientRect().right, edges, overflow: results.scrollWidth - results.clientWidth};
 }"""
 
 
