@@ -5,6 +5,8 @@ instruments add through `respondent_columns`."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from instruments import registry
 
@@ -51,3 +53,16 @@ def test_the_platform_knows_the_virtuemap_column_only_through_the_contract():
     columns = [column.name for plugin in registry.instruments() for column in plugin.respondent_columns()]
 
     assert columns == ["confirmed_share"]
+
+
+def test_the_list_s_questionnaire_flags_cost_no_query_per_respondent(admin_client, pairwise_respondent):
+    pairwise_respondent(["1", "2"])
+    with CaptureQueriesContext(connection) as one:
+        admin_client.get(LIST)
+    for _ in range(4):
+        pairwise_respondent(["1", "1", "2"])
+    with CaptureQueriesContext(connection) as five:
+        page = admin_client.get(LIST).content.decode()
+
+    assert page.count('class="field-questionnaire_flags">none<') == 5
+    assert len(five) == len(one)
