@@ -239,10 +239,12 @@ class RespondentColumn:
 @dataclass(frozen=True)
 class RespondentAnswerTable:
     """A table of an instrument's own holding respondents' answers (``model``: "app_label.ModelName", with a foreign
-    key to `surveys.Respondent`), shown read-only with ``fields`` on a respondent's admin page."""
+    key to `surveys.Respondent`), shown read-only with ``fields`` on the admin page of a respondent of ``study`` (None:
+    of any of the instrument's studies)."""
 
     model: str
     fields: tuple[str, ...]
+    study: str | None = None
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,8 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
         if obj is None or obj.study not in registry.studies():
             return []
         plugin = registry.instrument(registry.study(obj.study).instrument)
-        return [_answer_inline(table)(self.model, self.admin_site) for table in plugin.respondent_answer_tables()]
+        tables = [table for table in plugin.respondent_answer_tables() if table.study in (None, obj.study)]
+        return [_answer_inline(table)(self.model, self.admin_site) for table in tables]
 
     def get_urls(self):
         dashboard = path(

@@ -11,6 +11,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 
 from instruments.base import DashboardTable, RespondentAnswerTable, RespondentColumn, StudyAnswers
 from instruments.virtuemap.models import KeyCandidate, ProfilingSubmission, ValidationResponse
+from instruments.virtuemap.plugin import PROFILING, VALIDATION
 from scoring.diagnostics import binomial_share
 from scoring.promotion import evaluations_to_decision, promotion_decision, wilson_interval
 from surveys.models import Respondent
@@ -74,17 +75,17 @@ ANSWER_TABLES = (
             "counted",
             "submitted_at",
         ),
+        study=VALIDATION,
     ),
     RespondentAnswerTable(
         model="virtuemap.ProfilingSubmission",
         fields=("rankings", "start_orders", "kept_unmoved", "scores", "created_at", "updated_at"),
+        study=PROFILING,
     ),
 )
 
 
 def study_answers(study: str) -> StudyAnswers | None:
-    from instruments.virtuemap.plugin import PROFILING, VALIDATION
-
     if study == VALIDATION:
         return StudyAnswers(ValidationResponse.objects.all(), answered_at="submitted_at", time_ms="time_on_item_ms")
     if study == PROFILING:

@@ -32,3 +32,11 @@ def test_the_respondent_list_costs_no_query_per_respondent(admin_client, open_ca
         admin_client.get(LIST)
 
     assert len(five) == len(one)
+
+
+def test_a_validation_respondent_s_page_shows_no_profiling_table(admin_client, open_candidate, evaluate):
+    respondent = evaluate(open_candidate)
+
+    page = admin_client.get(f"{LIST}{respondent.pk}/change/").content.decode()
+
+    assert "validation_responses-TOTAL_FORMS" in page and "profiling_submission-TOTAL_FORMS" not in page
