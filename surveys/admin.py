@@ -227,8 +227,9 @@ def _answer_inline(table: RespondentAnswerTable) -> type[admin.TabularInline]:
 
 
 def _record_text(record: object) -> str:
+    # Sorted: PostgreSQL's jsonb does not keep the order the keys were stored in.
     if isinstance(record, dict):
-        return "; ".join(f"{name}: {_record_text(value)}" for name, value in record.items())
+        return "; ".join(f"{name}: {_record_text(value)}" for name, value in sorted(record.items()))
     if isinstance(record, float):
         return f"{record:.4g}"
     return str(record)

@@ -30,8 +30,9 @@ def test_a_respondent_s_page_shows_their_questionnaire_answers_and_no_save_butto
     page = admin_client.get(f"{LIST}{answered.pk}/change/").content.decode()
 
     item = answered.questionnaire_session.sequence[0]
-    assert f"block: 3; x: {item['x']}; y: {item['y']}" in page
-    assert "situation: 2; chosen:" in page and "<td>2.5</td>" in page
+    assert f"block: 3; order: {item['order']}; repetition: 1; x: {item['x']}; y: {item['y']}" in page
+    chosen = item["y"] if item["order"] == "original" else item["x"]  # situation 2 shows the pair's other principle
+    assert f"chosen: {chosen}; situation: 2" in page and "<td>2.5</td>" in page
     assert 'name="_save"' not in page
 
 
