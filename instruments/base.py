@@ -242,6 +242,52 @@ class StudyLength:
         return max(1, round(self.items * self.seconds_per_item / 60))
 
 
+@dataclass(frozen=True)
+class RespondentColumn:
+    """A column an instrument adds to the respondents' admin list, filled for the respondents of its studies.
+
+    ``annotations``: name → a query expression over `surveys.Respondent`, added to the list's one query (so a page of
+    respondents costs no query per row); ``render(respondent)``: the cell's text from the annotated respondent;
+    ``name``: the column's identifier (its CSS class is field-<name>).
+    """
+
+    name: str
+    title: str
+    annotations: Mapping[str, Any]
+    render: Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class RespondentAnswerTable:
+    """A table of an instrument's own holding respondents' answers (``model``: "app_label.ModelName", with a foreign
+    key to `surveys.Respondent`), shown read-only with ``fields`` on the admin page of a respondent of ``study`` (None:
+    of any of the instrument's studies)."""
+
+    model: str
+    fields: tuple[str, ...]
+    study: str | None = None
+
+
+@dataclass(frozen=True)
+class StudyAnswers:
+    """Where the answers of a study with pages of its own are, for the study dashboard: ``answers`` a queryset of one
+    row per answer, ``answered_at`` its timestamp field, ``time_ms`` its time-on-item field (None: not measured)."""
+
+    answers: Any
+    answered_at: str
+    time_ms: str | None = None
+
+
+@dataclass(frozen=True)
+class DashboardTable:
+    """A table an instrument adds to a study's dashboard (plain text cells), with a sentence saying how to read it."""
+
+    title: str
+    header: tuple[str, ...]
+    rows: Sequence[Sequence[Any]]
+    note: str = ""
+
+
 class AnswerRejected(ValueError):
     """A person's answer to a questionnaire item that cannot be stored; the message is shown to them."""
 
@@ -406,6 +452,27 @@ class Instrument:
         """One line of a progress record for admin lists; "" when there is nothing to say beyond the trial counts."""
         return ""
 
+    # --- people in admin -------------------------------------------------------------------------------------
+
+    def respondent_columns(self) -> tuple[RespondentColumn, ...]:
+        """Columns this instrument adds to the respondents' admin list (the platform knows nothing of its answers)."""
+        return ()
+
+    def respondent_answer_tables(self) -> tuple[RespondentAnswerTable, ...]:
+        """Where this instrument keeps respondents' answers outside the shared questionnaire (whose answers the
+        platform shows itself), for a respondent's admin page."""
+        return ()
+
+    def study_answers(self, study: str) -> StudyAnswers | None:
+        """The answers of ``study`` when it has pages of its own (a shared questionnaire's are the platform's), for
+        the study dashboard's median time per item and answers per day; None when there are none to count."""
+        return None
+
+    def study_dashboard_tables(self, study: str) -> list[DashboardTable]:
+        """What the study dashboard shows for ``study`` beyond the platform's figures (VirtueMap: the key candidates
+        nearest a decision). Bounded: a few aggregate queries, never one per respondent."""
+        return []
+
     # --- results ---------------------------------------------------------------------------------------------
 
     def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
@@ -415,7 +482,7 @@ class Instrument:
     def summary_lines(self, summary: Mapping[str, Any]) -> list[str]:
         """The summary as lines of text for `show_results --format table`: one "name: value" line per field, a
         nested mapping's fields indented under it. Instruments with a natural table override this."""
-        return _lines(summary)
+        return record_lines(summary)
 
     def presented(self, context: RunContext, trial: StoredTrial) -> Presented:
         """Where the presentation is in a valid stored answer (`Presented`), for the diagnostics every result carries.
@@ -468,18 +535,29 @@ class Instrument:
         return []
 
 
-def _lines(record: Mapping[str, Any], indent: str = "") -> list[str]:
+def record_lines(record: Mapping[str, Any], indent: str = "") -> list[str]:
+    """A JSON-ready record as "name: value" lines, a nested mapping's fields indented under its name, every float
+    (also inside a list) to four significant digits and a long value cut at 100 characters: how `show_results` and
+    admin print plans, progress and summaries."""
     lines = []
     for name, value in record.items():
         if isinstance(value, Mapping) and value:
             lines.append(f"{indent}{name}:")
-            lines.extend(_lines(value, indent + "  "))
-        elif isinstance(value, float):
-            lines.append(f"{indent}{name}: {value:.4g}")
+            lines.extend(record_lines(value, indent + "  "))
         else:
-            text = json.dumps(value, ensure_ascii=False)
+            text = _value_text(value)
             lines.append(f"{indent}{name}: {text if len(text) <= 100 else text[:97] + '...'}")
     return lines
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value_text(each) for each in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{name}: {_value_text(each)}" for name, each in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _checked(option: PlanOption, value: Any) -> Any:

@@ -19,13 +19,20 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from instruments import registry
+from instruments.base import record_lines
 from llmruns.diagnostics import run_diagnostics
 from llmruns.engine import run_cancel, run_resume, run_start
 from llmruns.models import Attempt, LLMModel, Result, Run, Trial
 from llmruns.results import result_is_stale, result_publish, result_rescore
 from llmruns.selectors import run_list
 from scoring.diagnostics import diagnostics_lines
-from virtuemap_site.admin_mixins import AuditTrailAdminMixin, PermissionActionsMixin, admin_action, permission_allows
+from virtuemap_site.admin_mixins import (
+    AuditTrailAdminMixin,
+    PermissionActionsMixin,
+    ReadOnlyPagesAdminMixin,
+    admin_action,
+    permission_allows,
+)
 from virtuemap_site.errors import ApplicationError
 
 # Starting, resuming, cancelling and publishing runs change what they spend and what the site shows.
@@ -88,7 +95,7 @@ class LLMModelAdmin(PermissionActionsMixin, admin.ModelAdmin):
 
 
 @admin.register(Run)
-class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
+class RunAdmin(ReadOnlyPagesAdminMixin, PermissionActionsMixin, admin.ModelAdmin):
     list_display = ["id", "instrument", "model", "status", "trials_display", "progress_display", "cost_total"]
     list_filter = ["instrument", "status", "model"]
     list_select_related = ["model"]
@@ -108,6 +115,7 @@ class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
         "stop_reason",
         "stop_detail",
         "progress_display",
+        "progress_record_display",
         "diagnostics_display",
         "trials_link",
         "cost_budget",
@@ -141,6 +149,10 @@ class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
             return "—"
         return registry.instrument(run.instrument).progress_text(run.progress or {}) or "—"
 
+    @admin.display(description="progress record")
+    def progress_record_display(self, run: Run) -> str:
+        return _lines_block(record_lines(run.progress or {}))
+
     @admin.display(description="answer quality")
     def diagnostics_display(self, run: Run) -> str:
         if run.instrument not in registry.slugs():
@@ -149,11 +161,11 @@ class RunAdmin(PermissionActionsMixin, admin.ModelAdmin):
 
     @admin.display(description="plan")
     def plan_display(self, run: Run) -> str:
-        return _json_block(run.plan)
+        return _lines_block(record_lines(run.plan or {}))
 
     @admin.display(description="request parameters")
     def request_params_display(self, run: Run) -> str:
-        return _json_block(run.request_params)
+        return _lines_block(record_lines(run.request_params or {}))
 
     @admin.display(description="trials")
     def trials_link(self, run: Run) -> str:
@@ -204,6 +216,11 @@ def _diagnostics_block(record: dict[str, Any]) -> str:
         else ""
     )
     return format_html("{}{}", warning, format_html_join("", "<p>{}</p>", ((line,) for line in figures)))
+
+
+def _lines_block(lines: list[str]) -> str:
+    """Formatted lines ("name: value", floats to four significant digits), indentation kept."""
+    return format_html('<pre class="raw-text">{}</pre>', "\n".join(lines) or "—")
 
 
 def _json_block(value: Any) -> str:
@@ -284,7 +301,7 @@ class TrialAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Result)
-class ResultAdmin(PermissionActionsMixin, admin.ModelAdmin):
+class ResultAdmin(ReadOnlyPagesAdminMixin, PermissionActionsMixin, admin.ModelAdmin):
     """Published results of every instrument; stale ones can be re-scored from their runs' stored answers."""
 
     list_display = [
@@ -340,7 +357,10 @@ class ResultAdmin(PermissionActionsMixin, admin.ModelAdmin):
 
     @admin.display(description="summary")
     def summary_display(self, result: Result) -> str:
-        return _json_block(result.summary)
+        summary = result.summary or {}
+        if result.instrument in registry.slugs():
+            return _lines_block(registry.instrument(result.instrument).summary_lines(summary))
+        return _lines_block(record_lines(summary))
 
     @admin_action(permission=CHANGE_RESULTS, description="Re-score from the stored answers (no LLM call)")
     def rescore(self, request: HttpRequest, queryset: QuerySet[Result]) -> None:

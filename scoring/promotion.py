@@ -92,6 +92,17 @@ def promotion_decision(
     return PromotionDecision(outcome=outcome, n=n, y=y, target=target, max_disconfirmations=max_disconfirmations)
 
 
+def evaluations_to_decision(decision: PromotionDecision) -> int:
+    """Return the fewest further evaluations after which the rule could decide an undecided candidate (0 when
+    decided): min(T − N, D_max + 1 − (N − Y)), i.e. all confirmations up to the target T, or only disconfirmations
+    until one more than D_max. With the defaults, N = 95 and Y = 94 gives min(6, 5) = 5.
+    """
+    if decision.decided:
+        return 0
+    to_rejection = decision.max_disconfirmations + 1 - (decision.n - decision.y)
+    return max(min(decision.remaining, to_rejection), 1)
+
+
 def wilson_interval(y: int, n: int, z: float = Z_95) -> tuple[float, float] | None:
     """Return the Wilson score interval for the proportion y/n, or None when n = 0.
 

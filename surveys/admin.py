@@ -1,14 +1,23 @@
-"""Admin of the respondent flow: respondents (searchable, withdrawable) and versioned consent texts."""
+"""Admin of the respondent flow: respondents (searchable, withdrawable, their answers read-only), the study dashboard,
+versioned consent texts and questionnaire sessions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
+
+from django.apps import apps
 from django.contrib import admin
 from django.contrib.admin.options import ActionLocation
-from django.db.models import Count, OuterRef, Q, Subquery
-from django.utils.html import format_html_join
+from django.core.exceptions import PermissionDenied
+from django.template.response import TemplateResponse
+from django.urls import path
+from django.utils.html import format_html, format_html_join
 
-from scoring.diagnostics import binomial_share
+from instruments import registry
+from instruments.base import RespondentAnswerTable, RespondentColumn
 from surveys import services
+from surveys.dashboard import dashboard_context
 from surveys.diagnostics import flags_text, session_diagnostics, summary_lines
 from surveys.models import ConsentText, QuestionnaireAnswer, QuestionnaireSession, Respondent
 from virtuemap_site.admin_mixins import AuditTrailAdminMixin, ViewOnlyAdminMixin
@@ -34,7 +43,9 @@ class SuspicionFilter(admin.SimpleListFilter):
 
 @admin.register(Respondent)
 class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
-    """Respondents without personal data (there is none to show); deleting one withdraws them properly."""
+    """Respondents without personal data (there is none to show), searchable by id, with their answers read-only on
+    their page; deleting one withdraws them properly. Instruments add their own columns and answer tables through
+    the contract (`Instrument.respondent_columns`, `respondent_answer_tables`); the study dashboard hangs here."""
 
     list_display = [
         "id",
@@ -52,68 +63,115 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
         "attention_checks_failed",
         "suspicion",
         "completed_at",
-        "response_count",
-        "confirmed_share",
         "questionnaire_flags",
     ]
-    readonly_fields = ["answer_quality"]
+    readonly_fields = ["answer_quality", "questionnaire_answers"]
+    # The answers near the top: they are what a researcher opens a respondent for (an instrument's own answer tables
+    # follow the page, as inlines).
+    fieldsets = [
+        (None, {"fields": ["study", "consented_at", "completed_at", "flagged", "suspicion"]}),
+        ("Answers", {"fields": ["questionnaire_answers", "answer_quality"]}),
+        (
+            "Consent and demographics",
+            {
+                "fields": [
+                    "consent_text",
+                    "consent_version",
+                    "language",
+                    "consent_text_hash",
+                    "panel",
+                    "age_band",
+                    "gender",
+                    "country",
+                    "education",
+                    "native_language",
+                    "attention_checks_failed",
+                ]
+            },
+        ),
+    ]
     list_filter = ["study", "language", "flagged", SuspicionFilter, "panel", "consent_version"]
-    exclude = ["panel_id_hash", "token_hash"]
+    search_fields = ["id"]
+    search_help_text = "A respondent's id, or its beginning."
     actions = ["withdraw"]
+    change_list_template = "admin/surveys/respondent/change_list.html"
+
+    class Media:
+        css = {"all": ["css/admin.css"]}
 
     def get_queryset(self, request):
-        # The whole study's verdicts beside each respondent's, in the same query (the admin object is shared by every
-        # request, so it must not hold per-request state).
-        study = (
-            Respondent.objects.filter(study=OuterRef("study"))
-            .order_by()
-            .values("study")
-            .annotate(
-                n=Count("validation_responses"),
-                y=Count("validation_responses", filter=Q(validation_responses__confirmed=True)),
-            )
-        )
+        annotations = {
+            name: expression for _, column in _instrument_columns() for name, expression in column.annotations.items()
+        }
+        # Each row's questionnaire and its answers come with the page (the flags column reads them): no query per row.
         return (
             super()
             .get_queryset(request)
-            .annotate(
-                n_responses=Count("validation_responses"),
-                n_confirmed=Count("validation_responses", filter=Q(validation_responses__confirmed=True)),
-                study_responses=Subquery(study.values("n")),
-                study_confirmed=Subquery(study.values("y")),
-            )
+            .annotate(**annotations)
+            .select_related("questionnaire_session")
+            .prefetch_related("questionnaire_session__answers")
         )
 
-    @admin.display(description="responses", ordering="n_responses")
-    def response_count(self, respondent: Respondent) -> int:
-        return respondent.n_responses
+    def get_list_display(self, request):
+        return [*self.list_display, *(_column_cell(studies, column) for studies, column in _instrument_columns())]
 
-    @admin.display(description="confirmed (study share; p)")
-    def confirmed_share(self, respondent: Respondent) -> str:
-        """VirtueMap validation: the share of this respondent's verdicts that simply confirmed the ordering shown,
-        beside the whole study's share and a one-sided exact binomial test of "confirms more than the study"."""
-        n = getattr(respondent, "n_responses", 0)
-        if not n:
-            return "—"
-        study_n = getattr(respondent, "study_responses", 0) or 0
-        study = respondent.study_confirmed / study_n if study_n else None
-        text = f"{respondent.n_confirmed} of {n} ({100 * respondent.n_confirmed / n:.0f} %)"
-        if study is None or not 0 < study < 1:
-            return text
-        test = binomial_share(respondent.n_confirmed, n, study)
-        return f"{text}; study {100 * study:.0f} %; p = {test['p_value']:.2g}"
+    def get_inline_instances(self, request, obj=None):
+        if obj is None or obj.study not in registry.studies():
+            return []
+        plugin = registry.instrument(registry.study(obj.study).instrument)
+        tables = [table for table in plugin.respondent_answer_tables() if table.study in (None, obj.study)]
+        return [_answer_inline(table)(self.model, self.admin_site) for table in tables]
+
+    def get_urls(self):
+        dashboard = path(
+            "dashboard/", self.admin_site.admin_view(self.dashboard_view), name="surveys_respondent_dashboard"
+        )
+        return [dashboard, *super().get_urls()]
+
+    def dashboard_view(self, request):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            **dashboard_context(),
+            "title": "Study dashboard",
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/surveys/dashboard.html", context)
 
     @admin.display(description="questionnaire flags")
     def questionnaire_flags(self, respondent: Respondent) -> str:
-        session = QuestionnaireSession.objects.filter(respondent=respondent).first()
+        session = _session_of(respondent)
         return "—" if session is None else flags_text(session_diagnostics(session=session))
 
     @admin.display(description="answer quality (never excludes anyone)")
     def answer_quality(self, respondent: Respondent):
-        session = QuestionnaireSession.objects.filter(respondent=respondent).first()
+        session = _session_of(respondent)
         if session is None:
             return "No questionnaire session."
         return _lines_html(summary_lines(session_diagnostics(session=session)))
+
+    @admin.display(description="questionnaire answers (as shown and as answered)")
+    def questionnaire_answers(self, respondent: Respondent):
+        session = _session_of(respondent)
+        if session is None:
+            return "No questionnaire session."
+        rows = session.answers.order_by("position").values_list(
+            "position", "item", "value", "time_on_item_ms", "answered_at"
+        )
+        return format_html(
+            '<table class="respondent-answers"><thead><tr><th>#</th><th>shown</th><th>answer</th><th>time (s)</th>'
+            "<th>answered at</th></tr></thead><tbody>{}</tbody></table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                (
+                    (position, _record_text(item), _record_text(value), _seconds(time_ms), answered_at)
+                    for position, item, value, time_ms, answered_at in rows
+                ),
+            )
+            or format_html('<tr><td colspan="5">{}</td></tr>', "No answer yet."),
+        )
 
     def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
         actions = super().get_actions(request, action_location=action_location)
@@ -131,6 +189,54 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
             services.respondent_withdraw(respondent=respondent)
             count += 1
         self.message_user(request, f"Deleted {count} respondent(s) and their answers; counters recomputed.")
+
+
+def _session_of(respondent: Respondent) -> QuestionnaireSession | None:
+    try:
+        return respondent.questionnaire_session
+    except QuestionnaireSession.DoesNotExist:
+        return None
+
+
+def _instrument_columns() -> list[tuple[frozenset[str], RespondentColumn]]:
+    """Each registered instrument's respondent columns, with the studies whose respondents they describe."""
+    return [
+        (frozenset(study.slug for study in plugin.studies), column)
+        for plugin in registry.instruments()
+        for column in plugin.respondent_columns()
+    ]
+
+
+def _column_cell(studies: frozenset[str], column: RespondentColumn) -> Callable[[Respondent], str]:
+    def cell(respondent: Respondent) -> str:
+        return column.render(respondent) if respondent.study in studies else "—"
+
+    cell.__name__ = column.name
+    return admin.display(description=column.title)(cell)
+
+
+@cache
+def _answer_inline(table: RespondentAnswerTable) -> type[admin.TabularInline]:
+    """A read-only inline of an instrument's answer table (built once per table)."""
+    model = apps.get_model(table.model)
+    return type(
+        f"{model.__name__}Inline",
+        (ViewOnlyAdminMixin, admin.TabularInline),
+        {"model": model, "fields": table.fields, "readonly_fields": table.fields, "extra": 0, "can_delete": False},
+    )
+
+
+def _record_text(record: object) -> str:
+    # Sorted: PostgreSQL's jsonb does not keep the order the keys were stored in.
+    if isinstance(record, dict):
+        return "; ".join(f"{name}: {_record_text(value)}" for name, value in sorted(record.items()))
+    if isinstance(record, float):
+        return f"{record:.4g}"
+    return str(record)
+
+
+def _seconds(time_ms: int | None) -> str:
+    return "—" if time_ms is None else f"{time_ms / 1000:.1f}"
 
 
 @admin.register(ConsentText)

@@ -192,6 +192,20 @@ class Respondent(models.Model):
         return self.completed_at is not None
 
 
+class Withdrawal(models.Model):
+    """That someone withdrew from a study, and on which day: what the study dashboard counts. The respondent's rows
+    are gone, and this one holds nothing of them (no id, no time of day), so it leads back to no one."""
+
+    study = models.CharField(max_length=32)
+    withdrawn_on = models.DateField()
+
+    class Meta:
+        ordering = ["-withdrawn_on"]
+
+    def __str__(self) -> str:
+        return f"withdrawal from {self.study} on {self.withdrawn_on}"
+
+
 # --- The shared questionnaire ----------------------------------------------------------------------------------
 # Every instrument whose people answer one item per page (`instruments.base.Questionnaire`) stores here.
 

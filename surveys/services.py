@@ -17,7 +17,7 @@ from django.utils import timezone
 from instruments import registry
 from surveys import references, selectors
 from surveys.demographics import DEMOGRAPHIC_CHOICES, demographic_values
-from surveys.models import ConsentText, Respondent
+from surveys.models import ConsentText, Respondent, Withdrawal
 from virtuemap_site.errors import ApplicationError
 
 # --- Consent and respondents ------------------------------------------------------------------------------
@@ -53,7 +53,7 @@ class ConsentOutcome:
 
 
 @dataclass(frozen=True)
-class Withdrawal:
+class WithdrawalReport:
     """What a withdrawal deleted: the study, how many records of each kind ("answers": 12), whether the respondent
     came from a panel (who must then return their submission there), and what the instrument's hook reports."""
 
@@ -322,7 +322,7 @@ def respondent_demographics_set(*, respondent: Respondent, answers: Mapping[str,
 
 
 @transaction.atomic
-def respondent_withdraw(*, respondent: Respondent) -> Withdrawal | None:
+def respondent_withdraw(*, respondent: Respondent) -> WithdrawalReport | None:
     """Delete the respondent and everything they gave (their rows cascade), through the hook of the instrument their
     study belongs to, which does what the deletion alone cannot (VirtueMap recomputes N and Y of the key candidates
     they answered). Returns what was deleted, counted per kind of record (`deleted_counts`); None for a respondent
@@ -338,8 +338,10 @@ def respondent_withdraw(*, respondent: Respondent) -> Withdrawal | None:
         deleted.update(per_model)
 
     plugin = registry.instrument(registry.study(locked.study).instrument)
+    # The tally keeps only the study and the day, so a dashboard can count withdrawals whose data is gone.
+    Withdrawal.objects.create(study=locked.study, withdrawn_on=timezone.localdate())
     changed = plugin.on_withdraw(locked, delete=delete)
-    return Withdrawal(study=locked.study, deleted=deleted_counts(deleted), panel=locked.panel, changed=changed)
+    return WithdrawalReport(study=locked.study, deleted=deleted_counts(deleted), panel=locked.panel, changed=changed)
 
 
 def deleted_counts(per_model: Mapping[str, int]) -> dict[str, int]:
@@ -360,7 +362,7 @@ def deleted_counts(per_model: Mapping[str, int]) -> dict[str, int]:
     return counts
 
 
-def respondent_withdraw_by_reference(*, reference: str) -> Withdrawal | None:
+def respondent_withdraw_by_reference(*, reference: str) -> WithdrawalReport | None:
     """Withdraw the respondent whose participant reference this is (any spelling `references.reference_normalise`
     accepts); None, deleting nothing, when the text is no reference or no respondent holds it."""
     respondent = selectors.respondent_by_reference(reference=reference)

@@ -12,7 +12,13 @@ from django.http import HttpRequest
 from surveys.forms import ConsentForm
 from surveys.models import ConsentText, Respondent
 from surveys.references import browser_reference, forget_reference, remember_reference
-from surveys.services import ConsentOutcome, Withdrawal, completion_code_for, respondent_consent, respondent_withdraw
+from surveys.services import (
+    ConsentOutcome,
+    WithdrawalReport,
+    completion_code_for,
+    respondent_consent,
+    respondent_withdraw,
+)
 from virtuemap_site.abuse import network_bucket
 from virtuemap_site.errors import ApplicationError
 
@@ -57,7 +63,7 @@ def respondent_session_key(study: str) -> str:
     return f"{study}_respondent"
 
 
-def withdraw_in_browser(request: HttpRequest, respondent: Respondent | None, *, study: str) -> Withdrawal | None:
+def withdraw_in_browser(request: HttpRequest, respondent: Respondent | None, *, study: str) -> WithdrawalReport | None:
     """Withdraw ``respondent`` (None: nothing stored) and make this browser forget them: the session's respondent
     and the reference in the footer. Returns what was deleted."""
     withdrawal = respondent_withdraw(respondent=respondent) if respondent is not None else None
@@ -66,7 +72,7 @@ def withdraw_in_browser(request: HttpRequest, respondent: Respondent | None, *, 
     return withdrawal
 
 
-def withdrawal_context(withdrawal: Withdrawal | None) -> dict[str, Any]:
+def withdrawal_context(withdrawal: WithdrawalReport | None) -> dict[str, Any]:
     """What the withdrawn pages show (`components/withdrawal_report.html`): the counts deleted and, for a panel
     arrival, the code to give the panel (the no-consent code: consent was taken back) with the instruction to return
     the submission rather than complete it."""

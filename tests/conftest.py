@@ -161,3 +161,25 @@ def clock(monkeypatch) -> Clock:
     clock = Clock()
     monkeypatch.setattr(timezone, "now", clock)
     return clock
+
+
+@pytest.fixture
+def pairwise_respondent(transitivity_instrument, consent_texts, settings):
+    """`pairwise_respondent(situations, times_ms=None)`: a new respondent of the pairwise questionnaire (block 3, each
+    pair once per order) answers its first choices with the situations given ("1" or "2"), taking ``times_ms``."""
+    from instruments.transitivity.plugin import STUDY
+    from surveys.questionnaire import questionnaire_answer_submit, questionnaire_session_start
+
+    settings.TRANSITIVITY_REPETITIONS = 1
+
+    def answer(situations: list[str], times_ms: list[int] | None = None):
+        respondent = respondent_consent(study=STUDY, consent_version="1", accept=True).respondent
+        session = questionnaire_session_start(respondent=respondent, options={"block": 3})
+        times = times_ms or [1000] * len(situations)
+        for position, (situation, time_ms) in enumerate(zip(situations, times, strict=True), start=1):
+            questionnaire_answer_submit(
+                session=session, position=position, data={"situation": situation}, time_on_item_ms=time_ms
+            )
+        return respondent
+
+    return answer

@@ -21,6 +21,9 @@ from virtuemap_site.resilient_cache import resilient_cache
 class ReadOnlyOrStaff(permissions.BasePermission):
     """Anyone may read; anything that writes needs an authenticated staff user."""
 
+    # What the schema documents as open to anonymous callers (`AutoSchema.get_auth`).
+    public_methods = permissions.SAFE_METHODS
+
     def has_permission(self, request: Request, view: Any) -> bool:
         if request.method in permissions.SAFE_METHODS:
             return True

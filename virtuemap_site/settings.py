@@ -149,7 +149,8 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
     "DEFAULT_PAGINATION_CLASS": "virtuemap_site.api.PageNumberPagination",
     "PAGE_SIZE": env.int("API_PAGE_SIZE", default=50),
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with public operations documented without a lock (virtuemap_site/schema.py).
+    "DEFAULT_SCHEMA_CLASS": "virtuemap_site.schema.AutoSchema",
     "EXCEPTION_HANDLER": "virtuemap_site.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from surveys.models import QuestionnaireAnswer
+
 # --- the instrument ---------------------------------------------------------------------------------------
 
 
@@ -87,3 +89,23 @@ class Vignette(models.Model):
 
     def __str__(self) -> str:
         return f"Block {self.block_id} {self.principle_id}: {self.text[:60]}"
+
+
+# --- people's answers -----------------------------------------------------------------------------------------
+
+
+class PairwiseAnswerManager(models.Manager):
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(session__instrument="transitivity")
+
+
+class PairwiseAnswer(QuestionnaireAnswer):
+    """People's pairwise choices as the shared questionnaire stores them (`surveys.QuestionnaireAnswer` of the
+    transitivity study), for their admin list and export: nothing is stored here."""
+
+    objects = PairwiseAnswerManager()
+
+    class Meta:
+        proxy = True
+        ordering = ["session", "position"]
+        verbose_name = "pairwise answer"

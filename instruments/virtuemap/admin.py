@@ -8,13 +8,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from instruments.virtuemap import exports, selectors
 from instruments.virtuemap import keys as services
+from instruments.virtuemap import selectors
+from instruments.virtuemap.exports import KEY_STATISTICS, RESPONSES
 from instruments.virtuemap.forms import model_profile_form_class
 from instruments.virtuemap.models import (
     Dilemma,
@@ -30,7 +31,8 @@ from instruments.virtuemap.plugin import VirtueMap
 from scoring.promotion import wilson_interval
 from virtuemap_site.admin_mixins import (
     AuditTrailAdminMixin,
-    PermissionActionsMixin,
+    ExportsAdminMixin,
+    ReadOnlyPagesAdminMixin,
     ViewOnlyAdminMixin,
     admin_action,
 )
@@ -101,27 +103,27 @@ class KeyDecisionInline(ViewOnlyAdminMixin, admin.TabularInline):
 
 
 CHANGE_KEYS = "virtuemap.change_keycandidate"
-VIEW_KEYS = "virtuemap.view_keycandidate"
-VIEW_RESPONSES = "virtuemap.view_validationresponse"
 
 
 @admin.register(KeyCandidate)
-class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
+class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelAdmin):
+    """Key candidates with the evidence behind them: N, Y, q, the Wilson interval and the decision time fit a
+    1366-pixel screen beside the navigation and the filters (short cells that do not wrap; the round says the
+    provenance, 0 being the published key), and each candidate's page is read-only; decisions are the list's actions,
+    each with a reason."""
+
     list_display = [
-        "dilemma",
-        "virtue",
+        "candidate_display",
         "round",
         "ordering",
         "status",
-        "provenance",
         "n_evaluations",
         "n_confirmations",
         "confirmation_rate_display",
         "wilson_display",
-        "decided_at",
+        "decided_display",
     ]
     list_filter = ["status", "needs_review", "provenance", "dilemma", "virtue"]
-    list_select_related = ["dilemma", "virtue"]
     fields = [
         "dilemma",
         "virtue",
@@ -143,7 +145,10 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
     readonly_fields = fields
     inlines = [KeyDecisionInline]
     actions = ["promote", "reject", "reopen", "keep"]
-    change_list_template = "admin/virtuemap/keycandidate/change_list.html"
+    exports = (RESPONSES, KEY_STATISTICS)
+
+    class Media:
+        css = {"all": ["css/admin.css"]}
 
     def has_add_permission(self, request):
         # Candidates come from the instrument, `open_validation` and the promotion rule only.
@@ -151,6 +156,23 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="dilemma × virtue", ordering="dilemma__position")
+    def candidate_display(self, candidate: KeyCandidate) -> str:
+        return f"{candidate.dilemma_id} × {candidate.virtue_id}"
+
+    @admin.display(description="decided at", ordering="decided_at")
+    def decided_display(self, candidate: KeyCandidate) -> str:
+        # The day fits the list's narrow cell; the minute is in the tooltip and on the candidate's page.
+        if candidate.decided_at is None:
+            return "—"
+        moment = timezone.localtime(candidate.decided_at)
+        return format_html(
+            '<time datetime="{}" title="{}">{}</time>',
+            moment.isoformat(),
+            moment.strftime("%Y-%m-%d %H:%M %Z"),
+            moment.strftime("%Y-%m-%d"),
+        )
 
     @admin.display(description="q")
     def confirmation_rate_display(self, candidate: KeyCandidate) -> str:
@@ -244,46 +266,6 @@ class KeyCandidateAdmin(PermissionActionsMixin, admin.ModelAdmin):
     def keep(self, request, queryset):
         return self._decide(request, queryset, services.key_candidate_review_keep, "keep")
 
-    def get_urls(self):
-        exports = [
-            ("export/responses.csv", self.export_responses, "virtuemap_export_responses", VIEW_RESPONSES),
-            (
-                "export/responses-codebook.md",
-                self.export_responses_codebook,
-                "virtuemap_export_responses_codebook",
-                VIEW_RESPONSES,
-            ),
-            ("export/keys.csv", self.export_keys, "virtuemap_export_keys", VIEW_KEYS),
-            ("export/keys-codebook.md", self.export_keys_codebook, "virtuemap_export_keys_codebook", VIEW_KEYS),
-        ]
-        return [
-            path(route, self.permission_view(view, permission), name=name) for route, view, name, permission in exports
-        ] + super().get_urls()
-
-    def changelist_view(self, request, extra_context=None):
-        exports = {"can_export_responses": VIEW_RESPONSES, "can_export_keys": VIEW_KEYS}
-        extra = {name: request.user.has_perm(permission) for name, permission in exports.items()}
-        return super().changelist_view(request, {**extra, **(extra_context or {})})
-
-    def _download(self, content: str, filename: str, content_type: str) -> HttpResponse:
-        response = HttpResponse(content, content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
-
-    def export_responses(self, request):
-        return self._download(exports.responses_csv(), "validation-responses.csv", "text/csv; charset=utf-8")
-
-    def export_responses_codebook(self, request):
-        text = exports.codebook_text("Validation responses (validation-responses.csv)", exports.RESPONSES_CODEBOOK)
-        return self._download(text, "validation-responses-codebook.md", "text/markdown; charset=utf-8")
-
-    def export_keys(self, request):
-        return self._download(exports.key_statistics_csv(), "key-statistics.csv", "text/csv; charset=utf-8")
-
-    def export_keys_codebook(self, request):
-        text = exports.codebook_text("Key statistics (key-statistics.csv)", exports.KEYS_CODEBOOK)
-        return self._download(text, "key-statistics-codebook.md", "text/markdown; charset=utf-8")
-
 
 @admin.register(KeyDecision)
 class KeyDecisionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
@@ -314,6 +296,22 @@ class VirtueMapProfileAdmin(admin.ModelAdmin):
     list_select_related = ["model"]
     readonly_fields = ["source", "published_at"]
 
+    def has_change_permission(self, request: HttpRequest, obj: VirtueMapProfile | None = None) -> bool:
+        # A profile computed from runs (published or imported) is their stored answers' result: re-score it instead.
+        if obj is not None and obj.source != VirtueMapProfile.Source.ADMIN:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and not self.has_change_permission(request, obj):
+            return ["model", "source", "runs", "scores_display", "consistency", "published_at"]
+        return self.readonly_fields
+
+    @admin.display(description="virtue scores (mean ± 95% CI half-width)")
+    def scores_display(self, profile: VirtueMapProfile) -> str:
+        stats = profile.summary.get("profile_stats") or {}
+        return format_html_join("", "<p>{}: {}</p>", ((name, _score_text(stats[name] or {})) for name in stats)) or "—"
+
     def get_queryset(self, request: HttpRequest) -> QuerySet[VirtueMapProfile]:
         return super().get_queryset(request).filter(instrument=VirtueMap.identity.slug)
 
@@ -323,6 +321,8 @@ class VirtueMapProfileAdmin(admin.ModelAdmin):
         return super().get_form(request, obj, change=change, **kwargs)
 
     def get_fieldsets(self, request, obj=None):
+        if obj is not None and not self.has_change_permission(request, obj):
+            return [(None, {"fields": self.get_readonly_fields(request, obj)})]
         form = model_profile_form_class()
         scores = [(f"mean_{v}", f"std_{v}", f"ci_half_width_{v}") for v in form.virtue_ids]
         return [
@@ -347,3 +347,10 @@ class VirtueMapProfileAdmin(admin.ModelAdmin):
     def max_ci_half_width(self, profile: VirtueMapProfile) -> str:
         value = profile.summary.get("max_ci_half_width")
         return "—" if value is None else f"{value:.2f}"
+
+
+def _score_text(score: dict) -> str:
+    mean, half_width = score.get("mean"), score.get("ci_half_width")
+    if mean is None:
+        return "—"
+    return f"{mean:.2f}" if half_width is None else f"{mean:.2f} ± {half_width:.2f}"

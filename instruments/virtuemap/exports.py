@@ -1,13 +1,14 @@
-"""CSV exports of the validation study and their codebooks. Rows come from selectors; nothing here writes."""
+"""CSV exports of the validation study and their codebooks (`AdminExport`s, downloaded from the key candidates' admin
+list). Rows come from selectors; nothing here writes."""
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterable
+from collections.abc import Iterator
 
 from instruments.virtuemap import selectors
 from scoring.promotion import wilson_interval
+from surveys.exports import RESPONDENT_CODEBOOK, respondent_columns
+from virtuemap_site.admin_mixins import AdminExport
 
 RESPONSES_CODEBOOK: list[tuple[str, str]] = [
     ("respondent", "Random UUID of the respondent; the only link between their rows. No personal data."),
@@ -33,23 +34,7 @@ RESPONSES_CODEBOOK: list[tuple[str, str]] = [
     ),
     ("submitted_at", "UTC timestamp of the answer (ISO 8601)."),
     ("counted", "1 if the answer arrived while the candidate was open (it then counts unless flagged), else 0."),
-    ("consent_version", "Version of the consent text the respondent agreed to."),
-    ("age_band", "Optional: 18-24, 25-34, 35-44, 45-54, 55-64, 65+; empty = not answered."),
-    ("gender", "Optional: woman, man, non-binary, other; empty = not answered."),
-    ("country", "Optional: ISO 3166-1 alpha-2 code of the country lived in, or 'other'; empty = not answered."),
-    ("education", "Optional: secondary, vocational, undergraduate, postgraduate; empty = not answered."),
-    (
-        "native_language",
-        "Optional: ISO 639-1 code of the native language (en, es, zh, …), or 'other'; empty = not "
-        "answered. Answers stored as 'english' before the ISO list are 'en'.",
-    ),
-    ("flagged", "1 if the respondent failed an attention check: the answer is kept but excluded from N and Y."),
-    (
-        "suspicion",
-        "Signs that the consent was automated, comma-separated: honeypot (filled the field people never see), "
-        "too_fast (consented sooner than STUDY_CONSENT_MIN_SECONDS after the page was shown), no_form_time (consent "
-        "not sent from our form); empty = none. The answer still counts; decide in the analysis.",
-    ),
+    *RESPONDENT_CODEBOOK,
 ]
 
 KEYS_CODEBOOK: list[tuple[str, str]] = [
@@ -74,74 +59,63 @@ KEYS_CODEBOOK: list[tuple[str, str]] = [
 ]
 
 
-def _csv(header: list[str], rows: Iterable[list]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-def codebook_text(title: str, codebook: list[tuple[str, str]]) -> str:
-    lines = [f"# {title}", "", "One row per line of the CSV file; columns:", ""]
-    lines += [f"- `{column}`: {meaning}" for column, meaning in codebook]
-    return "\n".join(lines) + "\n"
-
-
-def responses_csv() -> str:
-    rows = []
+def response_rows() -> Iterator[list]:
     for response in selectors.validation_responses_for_export():
         respondent, candidate = response.respondent, response.candidate
-        rows.append(
-            [
-                respondent.pk,
-                candidate.pk,
-                candidate.dilemma_id,
-                candidate.virtue_id,
-                candidate.round,
-                candidate.ordering,
-                int(response.confirmed),
-                response.ordering,
-                response.displayed_order,
-                response.time_on_item_ms if response.time_on_item_ms is not None else "",
-                response.time_measured_by,
-                response.presentation,
-                response.submitted_at.isoformat(),
-                int(response.counted),
-                respondent.consent_version,
-                respondent.age_band,
-                respondent.gender,
-                respondent.country,
-                respondent.education,
-                respondent.native_language,
-                int(respondent.flagged),
-                respondent.suspicion,
-            ]
-        )
-    return _csv([column for column, _ in RESPONSES_CODEBOOK], rows)
+        yield [
+            respondent.pk,
+            candidate.pk,
+            candidate.dilemma_id,
+            candidate.virtue_id,
+            candidate.round,
+            candidate.ordering,
+            int(response.confirmed),
+            response.ordering,
+            response.displayed_order,
+            response.time_on_item_ms if response.time_on_item_ms is not None else "",
+            response.time_measured_by,
+            response.presentation,
+            response.submitted_at.isoformat(),
+            int(response.counted),
+            *respondent_columns(respondent),
+        ]
 
 
-def key_statistics_csv() -> str:
-    rows = []
+def key_statistics_rows() -> Iterator[list]:
     for candidate in selectors.key_candidates_for_export():
         n, y = candidate.n_evaluations, candidate.n_confirmations
         wilson = wilson_interval(y, n)
-        rows.append(
-            [
-                candidate.pk,
-                candidate.dilemma_id,
-                candidate.virtue_id,
-                candidate.round,
-                candidate.provenance,
-                candidate.ordering,
-                candidate.status,
-                n,
-                y,
-                f"{y / n:.6f}" if n else "",
-                f"{wilson[0]:.6f}" if wilson else "",
-                f"{wilson[1]:.6f}" if wilson else "",
-                candidate.decided_at.isoformat() if candidate.decided_at else "",
-                int(candidate.overridden),
-            ]
-        )
-    return _csv([column for column, _ in KEYS_CODEBOOK], rows)
+        yield [
+            candidate.pk,
+            candidate.dilemma_id,
+            candidate.virtue_id,
+            candidate.round,
+            candidate.provenance,
+            candidate.ordering,
+            candidate.status,
+            n,
+            y,
+            f"{y / n:.6f}" if n else "",
+            f"{wilson[0]:.6f}" if wilson else "",
+            f"{wilson[1]:.6f}" if wilson else "",
+            candidate.decided_at.isoformat() if candidate.decided_at else "",
+            int(candidate.overridden),
+        ]
+
+
+RESPONSES = AdminExport(
+    name="responses",
+    title="Validation responses",
+    filename="validation-responses",
+    permission="virtuemap.view_validationresponse",
+    codebook=RESPONSES_CODEBOOK,
+    rows=response_rows,
+)
+KEY_STATISTICS = AdminExport(
+    name="keys",
+    title="Key statistics",
+    filename="key-statistics",
+    permission="virtuemap.view_keycandidate",
+    codebook=KEYS_CODEBOOK,
+    rows=key_statistics_rows,
+)

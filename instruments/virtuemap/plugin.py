@@ -21,15 +21,19 @@ from django.db.models import Count
 from instruments.base import (
     Answer,
     AnswerStatus,
+    DashboardTable,
     Identity,
     Instrument,
     PlanError,
     PlanOption,
     Presented,
+    RespondentAnswerTable,
+    RespondentColumn,
     RunContext,
     Stop,
     StoredTrial,
     Study,
+    StudyAnswers,
     StudyLength,
     TrialSpec,
 )
@@ -261,6 +265,26 @@ class VirtueMap(Instrument):
         checks = settings.STUDY_ATTENTION_CHECKS
         items = min(settings.STUDY_ITEMS_PER_RESPONDENT, open_orderings) + checks
         return StudyLength(items=items, seconds_per_item=VALIDATION_SECONDS_PER_ITEM, checks=checks)
+
+    def respondent_columns(self) -> tuple[RespondentColumn, ...]:
+        from instruments.virtuemap.study_admin import confirmation_share_column
+
+        return (confirmation_share_column(),)
+
+    def respondent_answer_tables(self) -> tuple[RespondentAnswerTable, ...]:
+        from instruments.virtuemap.study_admin import ANSWER_TABLES
+
+        return ANSWER_TABLES
+
+    def study_answers(self, study: str) -> StudyAnswers | None:
+        from instruments.virtuemap.study_admin import study_answers
+
+        return study_answers(study)
+
+    def study_dashboard_tables(self, study: str) -> list[DashboardTable]:
+        from instruments.virtuemap.study_admin import candidates_near_decision
+
+        return [candidates_near_decision()] if study == VALIDATION else []
 
     def on_withdraw(self, respondent: Any, *, delete: Callable[[], Any]) -> list[int]:
         """Delete the respondent, then recompute N and Y of every candidate they answered so the counters equal the

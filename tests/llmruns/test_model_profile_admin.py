@@ -54,10 +54,26 @@ def test_a_mean_outside_0_to_100_is_refused(admin_client, instrument, model):
     assert "less than or equal to 100" in response.content.decode()
 
 
-def test_editing_shows_the_stored_values(admin_client, instrument, published_models):
-    profile = Result.objects.get(model__slug="openai/gpt-5")
+def test_editing_shows_the_stored_values(admin_client, instrument, model):
+    admin_client.post(URL, profile_form(model, mean_wisdom="92.25"))
+    profile = Result.objects.get(model=model)
+
     page = admin_client.get(f"/admin/virtuemap/virtuemapprofile/{profile.pk}/change/").content.decode()
-    assert 'value="92.28571428571429"' in page
+
+    assert 'value="92.25"' in page and 'name="_save"' in page
+
+
+def test_an_imported_profile_is_shown_formatted_and_cannot_be_edited(admin_client, instrument, published_models):
+    profile = Result.objects.get(model__slug="openai/gpt-5")
+    url = f"/admin/virtuemap/virtuemapprofile/{profile.pk}/change/"
+
+    page = admin_client.get(url).content.decode()
+
+    assert "92.29 ± " in page and "92.28571428571429" not in page
+    assert 'name="_save"' not in page and 'name="mean_wisdom"' not in page
+    assert admin_client.post(url, profile_form(profile.model, mean_wisdom="10")).status_code == 403
+    profile.refresh_from_db()
+    assert profile.summary["profile_stats"]["wisdom"]["mean"] == pytest.approx(92.2857, abs=1e-4)
 
 
 def test_a_second_profile_for_the_same_model_is_refused_with_a_message(admin_client, instrument, model):

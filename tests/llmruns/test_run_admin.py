@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,40 @@ def test_the_model_list_links_each_model_to_its_latest_run(admin_client, finishe
 
     assert f"/admin/llmruns/run/{finished_suite.pk}/change/" in page
     assert f"#{finished_suite.pk} virtuemap finished" in page
+
+
+LONG_FLOAT = re.compile(r"\d\.\d{8,}")
+
+
+def test_a_run_s_page_shows_its_plan_and_progress_formatted_without_a_save_button(admin_client, finished_suite):
+    page = admin_client.get(f"/admin/llmruns/run/{finished_suite.pk}/change/").content.decode()
+
+    assert "min_runs: 2" in page and "ci_threshold: 5" in page
+    assert "2 valid of 2 runs" in page
+    assert not LONG_FLOAT.findall(page)
+    assert 'name="_save"' not in page
+
+
+def test_a_run_cannot_be_changed_by_posting_to_its_page(admin_client, finished_suite):
+    response = admin_client.post(f"/admin/llmruns/run/{finished_suite.pk}/change/", {"status": "queued"})
+
+    assert response.status_code == 403
+    finished_suite.refresh_from_db()
+    assert finished_suite.status == Run.Status.FINISHED
+
+
+def test_a_result_s_summary_is_shown_as_lines_with_short_numbers(admin_client, finished_suite):
+    admin_client.post("/admin/llmruns/run/", {"action": "publish", "_selected_action": [finished_suite.pk]})
+    result = Result.objects.get(run=finished_suite)
+
+    page = admin_client.get(f"/admin/llmruns/result/{result.pk}/change/").content.decode()
+
+    assert "profile_stats:" in page and "runs: 2" in page
+    assert not LONG_FLOAT.findall(page)
+    assert 'name="_save"' not in page
+
+
+def test_the_run_list_keeps_its_actions(admin_client, finished_suite):
+    page = admin_client.get("/admin/llmruns/run/").content.decode()
+
+    assert 'value="resume"' in page and 'value="publish"' in page

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from scoring.promotion import (
     PromotionOutcome,
     as_fraction,
+    evaluations_to_decision,
     kemeny_consensus,
     mean_kendall_tau,
     promotion_decision,
@@ -129,3 +130,32 @@ def test_kemeny_consensus_is_a_permutation_no_farther_than_any_input(rankings):
 @given(st.sampled_from(PERMUTATIONS), st.integers(1, 5))
 def test_unanimous_rankings_are_their_own_consensus(ranking, copies):
     assert kemeny_consensus([ranking] * copies) == ranking
+
+
+@pytest.mark.parametrize(
+    ("n", "y", "expected"),
+    [
+        (0, 0, 6),  # six disconfirmations reject it sooner than 101 confirmations retain it
+        (95, 94, 5),  # five disconfirmations (D_max = 5 already has one) before six confirmations
+        (100, 100, 1),  # the 101st evaluation decides either way
+        (10, 5, 1),  # one more disconfirmation rejects it
+        (101, 101, 0),  # retained: decided
+        (6, 0, 0),  # rejected: decided
+    ],
+)
+def test_evaluations_to_decision_is_the_nearer_of_retention_and_rejection(n, y, expected):
+    assert evaluations_to_decision(promotion_decision(n, y)) == expected
+
+
+@given(st.integers(0, 100).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))))
+def test_an_undecided_candidate_is_decided_after_that_many_evaluations_and_not_before(counts):
+    n, y = counts
+    decision = promotion_decision(n, y)
+    if decision.decided:
+        return
+    k = evaluations_to_decision(decision)
+    # The fastest route is all confirmations (to the target) or all disconfirmations (to rejection).
+    routes = [promotion_decision(n + k, y + k), promotion_decision(n + k, y)]
+    assert any(route.decided for route in routes)
+    earlier = [promotion_decision(n + k - 1, y + k - 1), promotion_decision(n + k - 1, y)]
+    assert not any(route.decided for route in earlier)

@@ -10,7 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.test import RequestFactory
 
-from instruments.virtuemap.exports import responses_csv
+from instruments.virtuemap.exports import RESPONSES
 from instruments.virtuemap.models import ValidationResponse
 from instruments.virtuemap.validation import validation_open
 from surveys.forms import FORM_TIME_MAX_AGE, form_time_token
@@ -121,7 +121,7 @@ def test_suspicion_is_in_the_export_and_the_admin(client, study, researcher):
     _consent(client, honeypot="x")
     assignment = client.get("/study/item/").context["assignment"]
     client.post("/study/item/", {"assignment": assignment.pk, "action": "confirm"})
-    header, row = responses_csv().splitlines()[:2]
+    header, row = RESPONSES.csv_text().splitlines()[:2]
     assert header.split(",")[-1] == "suspicion" and row.endswith(",honeypot")
     client.force_login(researcher)
     page = client.get("/admin/surveys/respondent/?suspicion=any").content.decode()

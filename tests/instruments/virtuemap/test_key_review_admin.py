@@ -110,3 +110,22 @@ def test_the_respondent_list_has_no_personal_data_and_deleting_recounts(reviewer
     reviewer.post("/admin/surveys/respondent/", {"action": "withdraw", ACTION_CHECKBOX_NAME: [respondent.pk]})
     open_candidate.refresh_from_db()
     assert not Respondent.objects.exists() and open_candidate.n_evaluations == 0
+
+
+def test_a_candidate_s_page_is_read_only_without_a_save_button(reviewer, open_candidate):
+    page = reviewer.get(f"{CHANGELIST}{open_candidate.pk}/change/").content.decode()
+
+    assert 'name="_save"' not in page and 'name="_continue"' not in page
+    assert reviewer.post(f"{CHANGELIST}{open_candidate.pk}/change/", {}).status_code == 403
+
+
+def test_the_list_names_each_candidate_in_one_short_cell_with_its_decision_time(reviewer, open_candidate, evaluate):
+    evaluate_many(evaluate, open_candidate, 0, ["BCDAE", "ABCDE", "EDCBA", "DCBAE", "BACDE", "CBADE"])
+    open_candidate.refresh_from_db()
+
+    page = reviewer.get(CHANGELIST).content.decode()
+
+    assert '<th class="field-candidate_display"><a href=' in page and "D1 × wisdom</a>" in page
+    assert open_candidate.decided_at is not None
+    assert f'<td class="field-decided_display"><time datetime="{open_candidate.decided_at.isoformat()}"' in page
+    assert f">{open_candidate.decided_at:%Y-%m-%d}</time>" in page
