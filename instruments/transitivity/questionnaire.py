@@ -141,6 +141,9 @@ class PairwiseQuestionnaire(Questionnaire):
         chosen = shown_first_and_second(item)[int(situation) - 1]
         return {"situation": int(situation), "chosen": chosen}
 
+    def answer_fields(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, str]:
+        return {"situation": str(answer["situation"])}
+
     def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
         """Situation 1 is the one shown first on the page."""
         return Presented(first_shown=1.0 if answer["situation"] == 1 else 0.0)
