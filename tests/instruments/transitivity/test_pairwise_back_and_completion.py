@@ -1,7 +1,8 @@
-"""The pairwise questionnaire's Back button, completion code and panel return."""
+"""The pairwise questionnaire's Back button, completion code and panel return, and results in plain words."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -21,6 +22,8 @@ from virtuemap_site.errors import ApplicationError
 pytestmark = pytest.mark.django_db
 
 PANEL = {"PROLIFIC_PID": "p" * 24, "STUDY_ID": "s" * 24, "SESSION_ID": "x" * 24}
+# A strict ranking, worst first, and the vignette texts of block 3 it is checked against.
+RANKING = ["S", "A", "Lo", "Ce", "F", "Cp", "Li"]
 
 
 @pytest.fixture
@@ -34,6 +37,12 @@ def ready(transitivity_instrument, consent_texts, settings):
 def chosen_situation(page: str) -> str | None:
     found = re.search(r'name="situation" value="(\d)" required checked', page)
     return found.group(1) if found else None
+
+
+def vignette(code: str, block: int = 3) -> str:
+    from instruments.transitivity.models import Vignette
+
+    return Vignette.objects.get(block_id=block, principle_id=code).text
 
 
 def test_back_shows_the_stored_answer_and_a_change_keeps_the_first_in_the_same_row(client, ready):
@@ -150,3 +159,63 @@ def test_a_panel_participant_who_declines_gets_the_no_consent_code_and_nothing_i
     assert "Nothing was stored" in page and "N0CONSENT" in page
     assert 'href="https://panel.example/complete?cc=N0CONSENT"' in page
     assert not QuestionnaireSession.objects.exists()
+
+
+def test_results_in_plain_words_give_the_order_of_the_situations_read(client, ready):
+    consent(client)
+    rank = {code: i for i, code in enumerate(RANKING)}
+    walk(client, lambda a, b: a if rank[a] < rank[b] else b)
+
+    page = html.unescape(client.get(RESULTS).content.decode())
+
+    assert "Your choices can be put in one order." in page
+    listed = re.search(r"<ol class=\"situation-list\" data-ranking-words>(.*?)</ol>", page, re.S).group(1)
+    items = re.findall(r"<li><strong>([^<]+)</strong>: ([^<]+)</li>", listed)
+    assert [text for _, text in items] == [vignette(code) for code in RANKING]
+    assert items[0][0] == "Sanctity"
+    assert "data-cycle" not in page
+
+
+def test_results_in_plain_words_name_the_three_situations_of_a_cycle(client, ready):
+    consent(client)
+    # A judged worse than Ce, Ce worse than Cp, Cp worse than A; every other pair by a fixed order.
+    cycle = {("A", "Ce"): "A", ("Ce", "Cp"): "Ce", ("A", "Cp"): "Cp"}
+    walk(client, lambda a, b: cycle.get(tuple(sorted((a, b), key=RANKING_INDEX.get)), min(a, b)))
+
+    page = html.unescape(client.get(RESULTS).content.decode())
+
+    assert "Your choices cannot be put in one order." in page
+    cycles = re.findall(r"<ol class=\"situation-list situation-cycle\" data-cycle>(.*?)</ol>", page, re.S)
+    assert len(cycles) == 1
+    named = re.findall(r"<li><strong>([^<]+)</strong>: ([^<]+) <span", cycles[0])
+    assert named == [(name, vignette(code)) for name, code in CYCLE_NAMES]
+    # Choices made the same way every time, around a cycle: no mixture of orders gives them either.
+    assert "They do not fit even a mixture of orders" in page
+
+
+RANKING_INDEX = {code: i for i, code in enumerate(["A", "Ce", "Cp", "F", "Li", "Lo", "S"])}
+CYCLE_NAMES = [("Authority", "A"), ("Care-emotional", "Ce"), ("Care-physical", "Cp")]
+
+
+def test_models_are_compared_on_the_same_pairs_whatever_the_block(client, ready):
+    from tests.instruments.transitivity.reporting import choice_run_store
+
+    # Beta was asked block 3 only and judges the first principle of every pair worse; Gamma only block 1 and the
+    # second. The person judges the first principle worse too (in index order): all agree with Beta, none with Gamma.
+    first_worse = [1.0] * 21
+    choice_run_store(slug="acme/beta", name="Beta", vectors={(3, 1): first_worse, (3, 2): first_worse})
+    choice_run_store(slug="acme/gamma", name="Gamma", vectors={(1, 1): [0.0] * 21, (1, 2): [0.2] * 21})
+    consent(client)
+    walk(client, lambda a, b: min(a, b, key=RANKING_INDEX.get))
+
+    page = html.unescape(client.get(RESULTS).content.decode())
+
+    beta = re.search(r'data-model-comparison="acme/beta">(.*?)</li>', page, re.S).group(1)
+    gamma = re.search(r'data-model-comparison="acme/gamma">(.*?)</li>', page, re.S).group(1)
+    assert "<strong>21 of 21</strong>" in beta and "the same situations, block 3" in beta
+    assert "<strong>0 of 21</strong>" in gamma and "not asked block 3" in gamma and "block 1" in gamma
+    rows = re.findall(r"<tr><th scope=\"row\">([^<]+)</th><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td></tr>", page)
+    assert rows[0] == ("Authority vs Care-emotional", "100 %", "100 %", "10 %")
+    assert len(rows) == 21
+    # The verdict table lists only the models asked the same block.
+    assert '<tr data-subject="Beta">' in page and '<tr data-subject="Gamma">' not in page
