@@ -130,6 +130,13 @@ def test_the_pairwise_questionnaire_is_usable_by_keyboard_alone(page, site, acce
     accessible(page)
 
 
+def agree(page, path: str, label: str) -> None:
+    """Open a questionnaire's start page, tick its consent box and start."""
+    page.goto(path)
+    page.get_by_label(label).check()
+    page.get_by_role("button", name="I agree, start").click()
+
+
 def test_the_pages_behind_consent_have_no_serious_accessibility_violation(page, site):
     """The pages a participant reaches only after consenting: study, profiling and the shared questionnaire."""
     found = {}
@@ -147,18 +154,14 @@ def test_the_pages_behind_consent_have_no_serious_accessibility_violation(page, 
     page.wait_for_selector(".ranking--enhanced")
     check("study: item")
 
-    page.goto("/profile/")
-    page.get_by_label("I agree: store my answers anonymously for research.").check()
-    page.get_by_role("button", name="I agree, start").click()
+    agree(page, "/profile/", "I agree: store my answers anonymously for research.")
     page.wait_for_selector(".ranking--enhanced")
     check("profile: dilemma")
     page.get_by_role("button", name="I have not moved anything: this order is my answer").click()
     page.goto("/profile/results/")
     check("profile: results")
 
-    page.goto("/moralbench/questionnaire/?sets=MFQ_30")
-    page.get_by_label("I agree: store my answers").check()
-    page.get_by_role("button", name="I agree, start").click()
+    agree(page, "/moralbench/questionnaire/?sets=MFQ_30", "I agree: store my answers")
     check("moralbench: question")
     page.get_by_role("radio").first.check()
     page.get_by_role("button", name="Next").click()
