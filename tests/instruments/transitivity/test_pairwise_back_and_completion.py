@@ -219,3 +219,14 @@ def test_models_are_compared_on_the_same_pairs_whatever_the_block(client, ready)
     assert len(rows) == 21
     # The verdict table lists only the models asked the same block.
     assert '<tr data-subject="Beta">' in page and '<tr data-subject="Gamma">' not in page
+
+
+def test_researchers_see_a_changed_answer_with_the_one_it_replaced(client, admin_client, ready):
+    consent(client)
+    client.post(ITEM, {"position": "1", "situation": "2"})
+    client.post(ITEM, {"position": "1", "situation": "1", "revisit": "1"})
+    session = QuestionnaireSession.objects.get()
+
+    page = html.unescape(admin_client.get(f"/admin/surveys/questionnairesession/{session.pk}/change/").content.decode())
+
+    assert '"situation": 2' in page and '"situation": 1' in page
