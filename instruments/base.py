@@ -344,6 +344,11 @@ class Questionnaire:
         """Read the answer to ``item`` from the submitted form ``data``; raise `AnswerRejected` when there is none."""
         raise NotImplementedError
 
+    def answer_fields(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, str]:
+        """The form data that `read_answer` reads as ``answer``, so that a page revisited with Back shows the stored
+        answer as chosen. The default, {}, shows the page unanswered."""
+        return {}
+
     def results_context(self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> dict:
         """What ``results_template`` shows for the answered ``items`` and their ``answers`` (same order)."""
         return {}

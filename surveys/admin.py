@@ -263,7 +263,7 @@ class ConsentTextAdmin(admin.ModelAdmin):
 
 class QuestionnaireAnswerInline(admin.TabularInline):
     model = QuestionnaireAnswer
-    fields = ["position", "item", "value", "time_on_item_ms", "answered_at"]
+    fields = ["position", "item", "value", "time_on_item_ms", "answered_at", "replaced"]
     readonly_fields = fields
     extra = 0
     can_delete = False

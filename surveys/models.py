@@ -241,6 +241,12 @@ class QuestionnaireAnswer(models.Model):
     value = models.JSONField(help_text="The answer as the instrument read it.")
     time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
     answered_at = models.DateTimeField()
+    replaced = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Earlier answers to this position that the respondent changed with Back before completing, oldest "
+        'first: [{"value", "answered_at"}]. Nothing submitted is lost.',
+    )
 
     class Meta:
         ordering = ["session", "position"]

@@ -3,7 +3,9 @@
 Any study whose instrument declares a `instruments.base.Questionnaire` runs through here; the instrument says what
 an item shows and how an answer is read, nothing else. Answers are taken in sequence order and stored exactly once
 per position: a repeated submission (refresh, back button, double click) returns the stored answer and changes
-nothing, a different one is refused with 409 (the first answer stands).
+nothing, a different one is refused with 409 (the first answer stands). A respondent who goes Back to an answered
+position may change it until the questionnaire is complete (`questionnaire_answer_correct`): the same row takes the
+new answer and keeps the replaced one, so no answer is ever lost or duplicated; after completion every answer is final.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ def questionnaire_next_position(*, session: QuestionnaireSession) -> int | None:
     return next((p for p in range(1, len(session.sequence) + 1) if p not in answered), None)
 
 
+def questionnaire_answer_at(*, session: QuestionnaireSession, position: int) -> QuestionnaireAnswer | None:
+    return session.answers.filter(position=position).first()
+
+
 def questionnaire_answers(*, session: QuestionnaireSession) -> tuple[list[dict], list[dict]]:
     """The answered items and their answers, in position order."""
     rows = list(session.answers.order_by("position").values_list("item", "value"))
@@ -90,6 +96,21 @@ def questionnaire_session_start(
     )
 
 
+def _session_locked(session: QuestionnaireSession, position: Any) -> QuestionnaireSession:
+    """The session, locked for the rest of the transaction, once ``position`` is known to be one of its positions."""
+    locked = QuestionnaireSession.objects.select_for_update().get(pk=session.pk)
+    if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(locked.sequence):
+        raise ApplicationError(f"There is no question {position!r} in this questionnaire.", {"position": position})
+    return locked
+
+
+def _answer_read(session: QuestionnaireSession, item: Mapping[str, Any], position: int, data: Mapping[str, str]):
+    try:
+        return questionnaire_for(session.respondent.study).read_answer(item, data)
+    except AnswerRejected as problem:
+        raise ApplicationError(str(problem), {"position": position}) from problem
+
+
 @transaction.atomic
 def questionnaire_answer_submit(
     *, session: QuestionnaireSession, position: Any, data: Mapping[str, str], time_on_item_ms: int | None = None
@@ -101,15 +122,9 @@ def questionnaire_answer_submit(
     otherwise). The last answer completes the session and the respondent. A position that does not exist or an
     answer the instrument cannot read is an ApplicationError (400) and stores nothing.
     """
-    locked = QuestionnaireSession.objects.select_for_update().get(pk=session.pk)
-    questionnaire = questionnaire_for(locked.respondent.study)
-    if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(locked.sequence):
-        raise ApplicationError(f"There is no question {position!r} in this questionnaire.", {"position": position})
+    locked = _session_locked(session, position)
     item = locked.sequence[position - 1]
-    try:
-        value = questionnaire.read_answer(item, data)
-    except AnswerRejected as problem:
-        raise ApplicationError(str(problem), {"position": position}) from problem
+    value = _answer_read(locked, item, position, data)
     stored = locked.answers.filter(position=position).first()
     if stored is not None:
         if stored.value != value:
@@ -143,3 +158,39 @@ def questionnaire_answer_submit(
         locked.save(update_fields=["completed_at"])
         Respondent.objects.filter(pk=locked.respondent_id, completed_at__isnull=True).update(completed_at=now)
     return AnswerOutcome(answer=answer, created=True)
+
+
+@transaction.atomic
+def questionnaire_answer_correct(
+    *, session: QuestionnaireSession, position: Any, data: Mapping[str, str], time_on_item_ms: int | None = None
+) -> AnswerOutcome:
+    """Change the stored answer at an answered ``position`` to the one the instrument reads from ``data`` (the
+    respondent went Back), while the session is not complete.
+
+    The answer's row takes the new value, time and time on item, and appends the replaced value with its time to
+    ``replaced``: one answer per position, none lost. The same answer again changes nothing (created=False). A
+    complete session (its answers are final), a position not answered yet, or one that does not exist is refused
+    (409, 409, 400), as is an answer the instrument cannot read (400); nothing is changed then.
+    """
+    locked = _session_locked(session, position)
+    if locked.is_complete:
+        raise ApplicationError(
+            "The questionnaire is complete: its answers are final.", {"position": position}, status=409
+        )
+    stored = locked.answers.filter(position=position).first()
+    if stored is None:
+        raise ApplicationError(f"Question {position} has no answer to change yet.", {"position": position}, status=409)
+    value = _answer_read(locked, stored.item, position, data)
+    if value == stored.value:
+        return AnswerOutcome(answer=stored, created=False)
+    earlier = {
+        "value": stored.value,
+        "answered_at": stored.answered_at.isoformat(),
+        "time_on_item_ms": stored.time_on_item_ms,
+    }
+    stored.replaced = [*stored.replaced, earlier]
+    stored.value = value
+    stored.answered_at = timezone.now()
+    stored.time_on_item_ms = time_on_item_ms
+    stored.save(update_fields=["replaced", "value", "answered_at", "time_on_item_ms"])
+    return AnswerOutcome(answer=stored, created=True)

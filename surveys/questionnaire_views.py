@@ -22,7 +22,12 @@ from surveys import selectors
 from surveys.forms import ConsentForm
 from surveys.models import QuestionnaireSession, Respondent
 from surveys.references import results_token, results_token_read
-from surveys.services import respondent_finished_for_arrival, respondent_outcome_code
+from surveys.services import (
+    completion_code_for,
+    panel_return_url,
+    respondent_finished_for_arrival,
+    respondent_outcome_code,
+)
 from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
@@ -56,6 +61,10 @@ def _respondent(request: HttpRequest, study: str) -> Respondent | None:
     return selectors.respondent_by_id(respondent_id=respondent_id, study=study)
 
 
+def _panel_return(code: str | None) -> dict[str, str | None]:
+    return {"completion_code": code, "redirect_url": panel_return_url(code=code) if code else None}
+
+
 def _session(request: HttpRequest, study: str) -> QuestionnaireSession | None:
     return services.questionnaire_session_get(respondent=_respondent(request, study))
 
@@ -86,7 +95,10 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
         ready = False
     elif request.method == "POST":
         if "decline" in request.POST:
-            return render(request, "surveys/questionnaire/declined.html", _base_context(request, study, questionnaire))
+            # Nothing is stored; a panel arrival still gets the panel's code for "no consent" and its way back.
+            code = completion_code_for(outcome="no_consent") if form.is_valid() and form.panel() else None
+            context = {**_base_context(request, study, questionnaire), **_panel_return(code)}
+            return render(request, "surveys/questionnaire/declined.html", context)
         if not ready:
             form.add_error(None, "The questionnaire is not ready yet; please come back later.")
         elif form.is_valid() and not form.cleaned_data["agree"]:
@@ -115,38 +127,58 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @submit_rate_limited
 def questionnaire_item(request: HttpRequest, study: str) -> HttpResponse:
-    """The next unanswered item; a POST stores its answer once and moves on (refresh and back are harmless)."""
+    """The next unanswered item, or with ``?position=N`` an answered one revisited with Back (its stored answer
+    shown, changeable until the questionnaire is complete). A POST stores the answer once and moves on (refresh and
+    the browser's back button are harmless); a POST marked ``revisit`` changes the answer at its position."""
     questionnaire = _questionnaire(study)
     session = _session(request, study)
     if session is None:
         return redirect(_url(request, "questionnaire-start", study))
+    next_position = services.questionnaire_next_position(session=session)
+    if next_position is None:
+        return redirect(_url(request, "questionnaire-results", study))
     error = None
     if request.method == "POST":
-        position = request.POST.get("position", "")
+        position = ascii_int(request.POST.get("position", "")) or request.POST.get("position", "")
+        revisit = request.POST.get("revisit") == "1"
+        submit = services.questionnaire_answer_correct if revisit else services.questionnaire_answer_submit
         try:
-            services.questionnaire_answer_submit(
-                session=session, position=ascii_int(position) or position, data=request.POST
-            )
+            submit(session=session, position=position, data=request.POST)
         except ApplicationError as problem:
-            # A 409 is a repeat of an answered page (refresh, back button): the stored answer stands, move on.
+            # A 409 is a repeat of an answered page (refresh, back button) or a change after completion: the stored
+            # answer stands, move on.
             if problem.status != 409:
                 error = problem.message
         if error is None:
             # Post/redirect/get: a reload of the next page never re-submits this answer.
-            return redirect(_url(request, "questionnaire-item", study))
-    position = services.questionnaire_next_position(session=session)
-    if position is None:
-        return redirect(_url(request, "questionnaire-results", study))
+            return redirect(_next_item_url(request, study, session, after=position if revisit else None))
+    revisited = ascii_int(request.POST.get("position", "") if error else request.GET.get("position", ""))
+    position = revisited if revisited is not None and 1 <= revisited < next_position else next_position
     item = session.sequence[position - 1]
+    stored = services.questionnaire_answer_at(session=session, position=position)
+    shown = request.POST if error else (questionnaire.answer_fields(item, stored.value) if stored else {})
     context = {
         **_base_context(request, study, questionnaire),
         **questionnaire.item_context(item),
         "position": position,
         "total": len(session.sequence),
-        "answered": position - 1,
+        "answered": next_position - 1,
+        "revisit": stored is not None,
+        "back_position": position - 1 if position > 1 else None,
+        "shown": shown,
         "error": error,
     }
     return render(request, "surveys/questionnaire/item.html", context, status=400 if error else 200)
+
+
+def _next_item_url(request: HttpRequest, study: str, session: QuestionnaireSession, *, after: int | None) -> str:
+    """Where to go after an answer: the position after a revisited one while it is answered too (so Back, then
+    Next, walks forward through one's answers), else the first unanswered item."""
+    url = _url(request, "questionnaire-item", study)
+    next_position = services.questionnaire_next_position(session=session)
+    if isinstance(after, int) and next_position is not None and after + 1 < next_position:
+        return f"{url}?position={after + 1}"
+    return url
 
 
 @require_GET
@@ -200,7 +232,7 @@ def _results_page(
         "session": session,
         "answered": len(answers),
         "total": len(session.sequence),
-        "completion_code": code,
+        **_panel_return(code),
         "results_link": results_link,
         "results_link_days": settings.RESULTS_LINK_MAX_AGE_DAYS,
         "read_only": read_only,
@@ -215,8 +247,7 @@ def _completed_before(
     code = respondent_outcome_code(respondent=respondent)
     context = {
         **_base_context(request, study, questionnaire),
-        "completion_code": code,
-        "redirect_url": settings.STUDY_PANEL_REDIRECT_URL.format(code=code),
+        **_panel_return(code),
     }
     return render(request, "surveys/questionnaire/completed_before.html", context)
 

@@ -125,6 +125,11 @@ def completion_code_for(*, outcome: str) -> str:
     return getattr(settings, f"STUDY_COMPLETION_CODE_{outcome.upper()}")
 
 
+def panel_return_url(*, code: str) -> str:
+    """Where a panel participant hands in ``code``: `STUDY_PANEL_REDIRECT_URL` with the code filled in."""
+    return settings.STUDY_PANEL_REDIRECT_URL.format(code=code)
+
+
 @transaction.atomic
 def consent_text_install_defaults() -> list[ConsentText]:
     """Create the first version of each registered study's consent text where the study has none in its language

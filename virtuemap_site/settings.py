@@ -165,6 +165,8 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI's files come from drf-spectacular-sidecar, served by us: the docs work offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # No deep links: Swagger UI puts them as links inside each operation's button (nested controls, docs/accessibility).
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"OptionLetter": "scoring.rankings.OPTIONS"},

@@ -99,6 +99,9 @@ class MoralBenchQuestionnaire(Questionnaire):
             raise AnswerRejected("Choose one of the two answers.")
         return {"shown": shown, "option": shown_to_published(item["presentation"])[shown]}
 
+    def answer_fields(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, str]:
+        return {"choice": answer["shown"]}
+
     def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
         """Answer A is the one shown first on the page, whichever published option it is."""
         return Presented(first_shown=1.0 if answer["shown"] == "A" else 0.0)

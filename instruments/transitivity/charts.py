@@ -138,11 +138,17 @@ def heatmap_chart(
 
 # --- the paper's Figure 2: per model, choice sets satisfying each model ------------------------------------
 
-BAR_HEIGHT = 14
+# The bar chart is drawn 360 units wide, about the width it gets on a phone, so its 13-unit text stays at least
+# 12 px there; each model's name has a line (or more) of its own above its bars, whole, never cut.
+CHART_WIDTH = 360
+BAR_HEIGHT = 16
 BAR_GAP = 4
 GROUP_GAP = 14
-BAR_LEFT = 150
-BAR_WIDTH = 300
+NAME_LINE = 18
+NAME_CHARS = 40  # about 320 units of 14-unit text: a longer name is wrapped
+BAR_LEFT = 58
+BAR_WIDTH = 240
+TICKS_HEIGHT = 22
 SERIES = (("wum", "WUM"), ("hcm", "HCM"), ("grum", "G-RUM"))
 
 
@@ -168,12 +174,8 @@ class Bar:
 @dataclass(frozen=True)
 class BarGroup:
     name: str
-    y: float
+    name_lines: tuple[tuple[float, str], ...]  # (y, text) of each line of the name
     bars: tuple[Bar, ...]
-
-    @property
-    def label_y(self) -> float:
-        return self.y + len(self.bars) * (BAR_HEIGHT + BAR_GAP) / 2 + 4
 
 
 @dataclass(frozen=True)
@@ -181,23 +183,38 @@ class CountsChart:
     width: int
     height: int
     left: int
-    label_x: int
     bar_height: int
     scale_width: int
     ticks: tuple[tuple[float, str], ...]
     groups: tuple[BarGroup, ...]
 
 
+def name_lines(name: str, width: int = NAME_CHARS) -> list[str]:
+    """``name`` in lines of at most ``width`` characters, broken after a space, slash or hyphen where it can be."""
+    lines, rest = [], name
+    while len(rest) > width:
+        cut = max(rest.rfind(mark, 0, width) for mark in " /-:")
+        cut = cut + 1 if cut > 0 else width
+        lines.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    return [*lines, rest]
+
+
 def counts_chart(*, rows: Sequence[tuple[str, dict[str, int], int]]) -> CountsChart:
-    """Return a horizontal grouped bar chart: per subject, one bar per model with its count out of ``total``.
+    """Return a horizontal grouped bar chart: per subject, its name, then one bar per model with its count out of
+    ``total``.
 
     ``rows``: (subject name, {"wum": k, "hcm": k, "grum": k}, total choice sets). Bars share one scale, 0 to the
     largest total, so subjects compare.
     """
     top = max((total for _, _, total in rows), default=12) or 12
     groups = []
-    y = 24.0
+    y = float(TICKS_HEIGHT)
     for name, counts, total in rows:
+        lines = []
+        for line in name_lines(name):
+            y += NAME_LINE
+            lines.append((y - 4, line))
         bars = []
         for index, (key, label) in enumerate(SERIES):
             count = counts.get(key, 0)
@@ -212,14 +229,13 @@ def counts_chart(*, rows: Sequence[tuple[str, dict[str, int], int]]) -> CountsCh
                     total=total,
                 )
             )
-        groups.append(BarGroup(name=name, y=y, bars=tuple(bars)))
+        groups.append(BarGroup(name=name, name_lines=tuple(lines), bars=tuple(bars)))
         y += len(SERIES) * (BAR_HEIGHT + BAR_GAP) + GROUP_GAP
     ticks = tuple((BAR_LEFT + BAR_WIDTH * k / top, str(k)) for k in range(0, top + 1, max(1, top // 6)))
     return CountsChart(
-        width=BAR_LEFT + BAR_WIDTH + 60,
+        width=CHART_WIDTH,
         height=int(y) + 4,
         left=BAR_LEFT,
-        label_x=BAR_LEFT - 8,
         bar_height=BAR_HEIGHT,
         scale_width=BAR_WIDTH,
         ticks=ticks,

@@ -20,7 +20,7 @@ from django.urls import reverse
 from instruments.base import AnswerRejected, Presented, Questionnaire
 from instruments.transitivity import selectors, trials
 from instruments.transitivity.models import Block, PresentationOrder, Principle, Vignette
-from instruments.transitivity.presenters import report_view
+from instruments.transitivity.presenters import block_shares, pair_comparison, plain_summary, report_view
 from instruments.transitivity.reports import subject_results
 from scoring.transitivity import pair_count, pairs
 from surveys.models import QuestionnaireSession
@@ -143,19 +143,46 @@ class PairwiseQuestionnaire(Questionnaire):
         chosen = shown_first_and_second(item)[int(situation) - 1]
         return {"situation": int(situation), "chosen": chosen}
 
+    def answer_fields(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, str]:
+        return {"situation": str(answer["situation"])}
+
     def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
         """Situation 1 is the one shown first on the page."""
         return Presented(first_shown=1.0 if answer["situation"] == 1 else 0.0)
 
     def results_context(self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> dict:
-        """The respondent's verdicts per presentation order, next to the models' on the same block."""
-        block = items[0]["block"] if items else None
+        """The respondent's verdicts per presentation order and in plain words (naming the situations they read),
+        and every model's answers on the same pairs: on the same block when the model was asked it, else on the
+        same pairs of principles in the blocks it was asked."""
+        if not items:
+            return {"block_number": None, "view": None, "plain": None, "comparison": [], "pair_rows": []}
+        block = items[0]["block"]
         person = subject_results(alternatives=principle_codes(), vectors=choice_vectors(items, answers))
+        situations = {
+            vignette.principle_id: {"name": vignette.principle.name, "text": vignette.text}
+            for vignette in Vignette.objects.filter(block_id=block).select_related("principle")
+        }
+        models, mine = selectors.model_results_list(), block_shares(person)
         comparison = []
-        for results in selectors.model_results_list():
+        for results, compared in zip(models, pair_comparison(mine, models, block=block), strict=True):
             on_block = {**results, "vectors": [v for v in results["vectors"] if v["block"] == block]}
-            if on_block["vectors"]:
-                url = reverse("transitivity:model-report", args=[results["model"]["slug"]])
-                view = report_view(on_block, subject=results["model"]["name"])
-                comparison.append({"name": results["model"]["name"], "url": url, "view": view})
-        return {"block_number": block, "view": report_view(person, subject="Your choices"), "comparison": comparison}
+            view = report_view(on_block, subject=results["model"]["name"]) if on_block["vectors"] else None
+            url = reverse("transitivity:model-report", args=[results["model"]["slug"]])
+            comparison.append({**compared, **results["model"], "url": url, "view": view})
+        pair_rows = [
+            {
+                "x": situations[x]["name"],
+                "y": situations[y]["name"],
+                "you": share,
+                "models": [one["shares"][index] for one in comparison],
+            }
+            for index, ((x, y), share) in enumerate(zip(person["pairs"], mine, strict=True))
+        ]
+        return {
+            "block_number": block,
+            "view": report_view(person, subject="Your choices"),
+            "plain": plain_summary(person, situations=situations),
+            "comparison": comparison,
+            "same_block_models": [one for one in comparison if one["view"] is not None],
+            "pair_rows": pair_rows,
+        }

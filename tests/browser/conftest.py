@@ -100,7 +100,7 @@ def screenshot():
 
 
 # Every text of every server-drawn chart on the page: its size on screen, its box, and the chart's box.
-CHART_TEXTS = """() => Array.from(document.querySelectorAll("svg.radar-svg")).flatMap(svg => {
+CHART_TEXTS = """() => Array.from(document.querySelectorAll("svg.radar-svg, svg.counts-svg")).flatMap(svg => {
   const box = svg.getBoundingClientRect();
   const scale = box.width / svg.viewBox.baseVal.width;
   const markers = Array.from(svg.querySelectorAll("circle")).map(c => c.getBoundingClientRect());
@@ -132,5 +132,43 @@ def charts_legible():
         hidden = [t["text"] for t in texts if t["tick"] and t["onMarker"]]
         assert not hidden, f"tick labels under a marker: {hidden}"
         return len(texts)
+
+    return check
+
+
+# axe-core, vendored (static/vendor/axe-core/), run in the page through the DevTools protocol, which the strict
+# Content Security Policy does not govern, so no page has to allow it.
+AXE_SCRIPT = Path(__file__).resolve().parents[2] / "static" / "vendor" / "axe-core" / "axe.min.js"
+AXE_BLOCKING = ("serious", "critical")
+AXE_RUN = """async () => {
+  const results = await axe.run(document, {resultTypes: ["violations"]});
+  return results.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 5).map(n => n.target.join(" "))}));
+}"""
+
+
+def axe_violations(page) -> list[dict]:
+    """The serious and critical accessibility violations axe-core finds on the page as it is now."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE_SCRIPT.read_text(encoding="utf-8"))
+    return [v for v in page.evaluate(AXE_RUN) if v["impact"] in AXE_BLOCKING]
+
+
+def axe_report(found: dict[str, list[dict]]) -> str:
+    """The violations per page, one line each: rule, impact, what it asks and where (at most five places)."""
+    return "accessibility violations:\n" + "\n".join(
+        f"{page}: {v['id']} ({v['impact']}) {v['help']}: {'; '.join(v['nodes'])}"
+        for page, violations in found.items()
+        for v in violations
+    )
+
+
+@pytest.fixture
+def accessible():
+    """`accessible(page)` asserts that axe-core finds no serious or critical violation on the page as it is now."""
+
+    def check(page) -> None:
+        violations = axe_violations(page)
+        assert not violations, axe_report({page.url: violations})
 
     return check

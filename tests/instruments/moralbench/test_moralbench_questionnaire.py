@@ -106,3 +106,12 @@ def test_a_respondent_who_always_takes_the_first_answer_shown_is_flagged_and_kep
     record = session_diagnostics(session=session)
     assert "position" in [flag["code"] for flag in record["flags"]]
     assert session.answers.count() == len(session.sequence)  # flagged, never excluded
+
+
+def test_back_shows_the_stored_answer(client):
+    client.post(START, {"agree": "on", "accept": "1", "sets": "MFQ_30"})
+    client.post(ITEM, {"position": "1", "choice": "B"})
+
+    page = client.get(f"{ITEM}?position=1").content.decode()
+
+    assert re.search(r'name="choice" value="B" required checked', page) and 'name="revisit" value="1"' in page

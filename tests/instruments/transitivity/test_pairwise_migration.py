@@ -14,12 +14,16 @@ from instruments.transitivity import trials
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("transitivity", "0002_drop_choice_runs"), ("surveys", "0011_content_and_study_moved_to_virtuemap")]
-AFTER = [("transitivity", "0004_pairwise_tables_dropped"), ("surveys", "0012_questionnaire_and_consent_languages")]
+# surveys at its latest migration: the checks below read the rows through today's models, which later additive
+# migrations (e.g. QuestionnaireAnswer.replaced) extend.
+AFTER = [("transitivity", "0004_pairwise_tables_dropped"), ("surveys", None)]
 CODES = ["A", "Ce", "Cp", "F", "Li", "Lo", "S"]
 
 
 def _migrate(targets):
     executor = MigrationExecutor(connection)
+    leaves = dict(executor.loader.graph.leaf_nodes())
+    targets = [(app, name or leaves[app]) for app, name in targets]
     executor.migrate(targets)
     return executor.loader.project_state(targets).apps
 
