@@ -115,7 +115,8 @@ def alpha_with_interval(
     ``clusters`` names the group of every unit — e.g. the person who gave one value of it —, as many groups, taking
     all of a drawn group's units, since one person's ratings are not independent of each other), recomputes α, and
     the interval is the (1 − confidence)/2 and (1 + confidence)/2 quantiles of the resampled α's. Resamples whose α
-    is undefined are counted in ``undefined`` and left out. Units with fewer than two values are left out first.
+    is undefined are counted in ``undefined`` and left out. Units with fewer than two values are left out first. With
+    fewer than two clusters (e.g. one respondent) nothing is resampled and the interval is None.
 
     Raises ValueError for a level other than nominal or interval, ``resamples`` outside 1…MAX_RESAMPLES, a
     ``confidence`` outside (0, 1), or ``clusters`` not one per unit.
@@ -139,7 +140,9 @@ def alpha_with_interval(
     estimate = _alpha_of_matrix(data, level)
     drawn: list[float] = []
     undefined = 0
-    for _ in range(resamples if estimate is not None else 0):
+    # A bootstrap over fewer than two clusters redraws the same data every time: it says nothing of the spread.
+    drawing = resamples if estimate is not None and len(sizes) >= 2 else 0
+    for _ in range(drawing):
         picks = rng.integers(0, len(sizes), size=len(sizes))
         resampled = _alpha_of_matrix(data[:, _columns(starts[picks], sizes[picks])], level)
         if resampled is None or not math.isfinite(resampled):
@@ -159,6 +162,6 @@ def alpha_with_interval(
         units=data.shape[1],
         values=int(np.count_nonzero(~np.isnan(data))),
         clusters=len(sizes),
-        resamples=resamples if estimate is not None else 0,
+        resamples=drawing,
         undefined=undefined,
     )

@@ -90,13 +90,29 @@ def test_the_bootstrap_is_reproducible_from_its_generator_and_brackets_the_estim
     assert first.resamples == 300 and first.undefined == 0
 
 
-def test_resampling_one_cluster_returns_its_own_alpha_every_time():
+def test_one_cluster_gives_alpha_but_no_interval():
+    # Resampling one respondent would redraw the same ratings every time: no spread to report.
     units = [(1, 2), (2, 3), (3, 3)]
     estimate = alpha_with_interval(
         units, level="interval", rng=np.random.default_rng(3), clusters=["p", "p", "p"], resamples=50
     )
-    assert estimate.clusters == 1
-    assert estimate.ci_low == pytest.approx(0.5) and estimate.ci_high == pytest.approx(0.5)
+    assert estimate.alpha == pytest.approx(0.5) and estimate.clusters == 1
+    assert estimate.ci_low is None and estimate.ci_high is None and estimate.resamples == 0
+
+
+def test_resampling_clusters_takes_all_of_a_drawn_clusters_units():
+    # Two respondents, one agreeing perfectly and one not at all: each resample is one of them twice or both once.
+    units = [(1, 1), (4, 4), (2, 2), (1, 4), (4, 1), (2, 3)]
+    clusters = ["a", "a", "a", "b", "b", "b"]
+    estimate = alpha_with_interval(
+        units, level="interval", rng=np.random.default_rng(5), clusters=clusters, resamples=200
+    )
+    possible = {
+        round(krippendorff_alpha(drawn, level="interval"), 9) for drawn in (units[:3] * 2, units[3:] * 2, units)
+    }
+    assert estimate.clusters == 2 and estimate.undefined == 0
+    assert round(estimate.ci_low, 9) in possible and round(estimate.ci_high, 9) in possible
+    assert estimate.ci_low < estimate.alpha < estimate.ci_high
 
 
 def test_resamples_whose_alpha_is_undefined_are_counted_and_left_out():
