@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from instruments.amaeval import selectors
 from instruments.amaeval.items import TASKS, RatingItem
 from llmruns.models import Result
 from llmruns.selectors import result_list
@@ -170,15 +171,14 @@ def static_dynamic_correlation(rows: Sequence[Mapping[str, Any]]) -> dict[str, A
 def report() -> dict[str, Any]:
     """Everything the page, the JSON download and the API show: the models' rows, the static-versus-dynamic
     correlation, people's row and the agreement figures."""
-    from instruments.amaeval import selectors
-
     rows = results_table()
-    ratings = selectors.people_ratings()
+    items = selectors.rating_items()
+    ratings = selectors.people_ratings(items)
     return {
         "models": rows,
         "static_dynamic_spearman": static_dynamic_correlation(rows),
         "people": people_row(ratings),
-        "agreement": agreement(selectors.rating_items(), ratings),
+        "agreement": agreement(items, ratings),
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from instruments.amaeval import items
@@ -96,12 +97,13 @@ def rating_class(task: int, rating: Any) -> int:
     return task1_class(rating) if task == 1 else int(rating)
 
 
-def people_ratings() -> list[PersonRating]:
-    """Every rating people gave in the AMAeval questionnaire, with its item's gold label (a withdrawn respondent's
-    answers are deleted with them; an item no longer in the dataset is left out)."""
+def people_ratings(bank: Sequence[items.RatingItem] | None = None) -> list[PersonRating]:
+    """Every rating people gave in the AMAeval questionnaire, with its item's gold label from ``bank`` (default: the
+    loaded dataset's items). A withdrawn respondent's answers are deleted with them; an item no longer in the dataset
+    is left out."""
     from surveys.models import QuestionnaireAnswer
 
-    gold = {item.id: item.gold for item in rating_items() if item.gold is not None}
+    gold = {item.id: item.gold for item in (rating_items() if bank is None else bank) if item.gold is not None}
     rows = QuestionnaireAnswer.objects.filter(session__instrument=INSTRUMENT).values_list(
         "session__respondent_id", "item", "value"
     )
