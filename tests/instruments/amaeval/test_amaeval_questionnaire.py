@@ -15,7 +15,9 @@ from instruments.amaeval.questionnaire import ITEMS_PER_TASK, AmaevalQuestionnai
 from instruments.amaeval.selectors import rating_items
 from instruments.base import AnswerRejected
 from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
-from surveys.services import consent_text_install_defaults
+from surveys.questionnaire import questionnaire_answer_submit, questionnaire_session_start
+from surveys.services import consent_text_install_defaults, respondent_consent
+from virtuemap_site.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db
 
@@ -114,6 +116,21 @@ def test_an_answer_off_the_scale_is_refused(task, rating):
     item = {"id": "t1/9/Care", "task": 1} if task == 1 else {"id": "t2/9/0/Care/satisfied", "task": 2, "order": [1, 0]}
     with pytest.raises(AnswerRejected):
         AmaevalQuestionnaire().read_answer(item, {} if rating is None else {"rating": rating})
+
+
+def test_the_services_store_a_rating_once_and_refuse_a_changed_or_unreadable_one():
+    respondent = respondent_consent(study="amaeval", consent_version="1", accept=True).respondent
+    session = questionnaire_session_start(respondent=respondent, seed=5)
+    assert session.sequence == AmaevalQuestionnaire().sequence(seed=5, options={})[0]
+
+    with pytest.raises(ApplicationError, match="Choose a rating"):
+        questionnaire_answer_submit(session=session, position=1, data={"rating": "5"})
+    assert questionnaire_answer_submit(session=session, position=1, data={"rating": "n/a"}).created
+    assert not questionnaire_answer_submit(session=session, position=1, data={"rating": "n/a"}).created
+    with pytest.raises(ApplicationError, match="already answered differently") as changed:
+        questionnaire_answer_submit(session=session, position=1, data={"rating": "4"})
+    assert changed.value.status == 409
+    assert list(QuestionnaireAnswer.objects.values_list("value", flat=True)) == [{"rating": "n/a"}]
 
 
 def test_withdrawing_deletes_the_ratings_and_people_leave_the_table(client):
