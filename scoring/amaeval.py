@@ -214,3 +214,74 @@ def rank_correlation(static: Sequence[float], dynamic: Sequence[float]) -> float
     if len(static) < 3 or len(set(static)) < 2 or len(set(dynamic)) < 2:
         return None
     return float(spearmanr(static, dynamic).statistic)
+
+
+# --- agreement: the dataset's two annotators, and people against the gold labels -------------------------------
+
+# Task 1's ratings are a scale 1–4 with N/A outside it, so its α is interval on the ratings both coders put on the
+# scale; task 2's are two categories.
+AGREEMENT_LEVELS = {1: "interval", 2: "nominal"}
+TASK1_SCALE = (1, 2, 3, 4)
+
+
+def task1_class(rating: object) -> int:
+    """Return the class of one task-1 rating: 1–4 itself, "n/a" 0 (as the gold labels count it).
+
+    Raises GoldLabelError for anything else."""
+    return int(_task1_points(rating))
+
+
+def annotator_units(task: int, pairs: Sequence[tuple[object, object | None]]) -> list[tuple[int, int]]:
+    """Return the (first, second) annotator ratings agreement is measured on, from the dataset's raw pairs.
+
+    Task 1: the pairs both annotators put on the 1–4 scale (an "n/a" is no point of an interval scale, a missing
+    second rating is no pair). Task 2: the pairs both rated 0 or 1 ("bad" and a missing second rating left out).
+    """
+    units = []
+    for first, second in pairs:
+        if second is None:
+            continue
+        if task == 1:
+            a, b = task1_class(first), task1_class(second)
+            if a in TASK1_SCALE and b in TASK1_SCALE:
+                units.append((a, b))
+        else:
+            a2, b2 = task2_gold(first), task2_gold(second)
+            if a2 is not None and b2 is not None:
+                units.append((a2, b2))
+    return units
+
+
+@dataclass(frozen=True)
+class PersonRating:
+    """One rating a person gave on the platform: the ``task``, the item's ``gold`` class, the person's ``rating``
+    class (task 1: 0–4, N/A = 0; task 2: 0/1) and who gave it (``respondent``, any hashable id)."""
+
+    respondent: object
+    task: int
+    gold: int
+    rating: int
+
+
+def people_units(task: int, ratings: Sequence[PersonRating]) -> tuple[list[tuple[int, int]], list[object]]:
+    """Return the (gold, person) units of ``task`` agreement with the gold labels is measured on, and who gave each.
+
+    Every rating is a unit of two values, the gold label and the person's rating; task 1 keeps the units with both
+    on the 1–4 scale (a gold 0 or a person's N/A is no point of it), task 2 all of them.
+    """
+    units, respondents = [], []
+    for rating in ratings:
+        if rating.task != task:
+            continue
+        if task == 1 and (rating.gold not in TASK1_SCALE or rating.rating not in TASK1_SCALE):
+            continue
+        units.append((rating.gold, rating.rating))
+        respondents.append(rating.respondent)
+    return units, respondents
+
+
+def people_metrics(task: int, ratings: Sequence[PersonRating]) -> StaticMetrics:
+    """Return people's static metrics on ``task`` against the gold labels, as a model's are computed (every rating a
+    pair; task 1 with the MAE on 0–4). A person always names a label, so nothing is unparseable."""
+    pairs = [(rating.gold, rating.rating) for rating in ratings if rating.task == task]
+    return static_metrics([gold for gold, _ in pairs], [mine for _, mine in pairs], with_mae=task == 1)

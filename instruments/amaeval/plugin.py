@@ -16,6 +16,7 @@ from typing import Any
 
 from instruments.amaeval import items as amaeval_items
 from instruments.amaeval.chain import JUDGE_MODES, RUBRIC, AmaevalMode
+from instruments.amaeval.consent import AMAEVAL_CONSENT
 from instruments.amaeval.items import CORRECTED, FIDELITIES, PAPER, RatingItem, task_split
 from instruments.base import (
     AnswerStatus,
@@ -26,6 +27,7 @@ from instruments.base import (
     RunContext,
     Stop,
     StoredTrial,
+    Study,
     TrialSpec,
 )
 from instruments.loading import InstrumentLoadReport
@@ -35,6 +37,8 @@ PARTS = ("both", "static", "dynamic")
 # Under the corrected fidelity a run samples greedily unless the plan says otherwise.
 CORRECTED_TEMPERATURE = 0.0
 GENERATION_TOKENS = 1000
+# The study people rate reasoning in (`questionnaire.AmaevalQuestionnaire`).
+STUDY = "amaeval"
 
 
 class Amaeval(Instrument):
@@ -94,7 +98,13 @@ class Amaeval(Instrument):
             maximum=4000,
         ),
     )
+    studies = (Study(STUDY, "AMAeval for people: rating moral reasoning", "amaeval", consent=AMAEVAL_CONSENT),)
     publish_on_finish = True
+
+    def questionnaire(self, study: str):
+        from instruments.amaeval.questionnaire import AmaevalQuestionnaire
+
+        return AmaevalQuestionnaire() if study == STUDY else None
 
     # --- the item bank -------------------------------------------------------------------------------------------
 
@@ -104,9 +114,9 @@ class Amaeval(Instrument):
         return amaeval_instrument_load_file(path=path or AMAEVAL_FIXTURE)
 
     def rating_items(self) -> list[RatingItem]:
-        from instruments.amaeval.selectors import dataset
+        from instruments.amaeval.selectors import rating_items
 
-        return amaeval_items.rating_items(dataset())
+        return rating_items()
 
     def item_records(self) -> list[dict[str, Any]]:
         from instruments.amaeval.selectors import scenarios

@@ -1,15 +1,29 @@
-"""AMAeval's reports: the published results in the layout of the paper's Table 3, as rows, CSV and JSON."""
+"""AMAeval's reports: the published results in the layout of the paper's Table 3, as rows, CSV and JSON, with
+people's row beside the models' and the agreement figures (Krippendorff's alpha)."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
+from instruments.amaeval import selectors
+from instruments.amaeval.items import TASKS, RatingItem
 from llmruns.models import Result
 from llmruns.selectors import result_list
-from scoring.amaeval import rank_correlation
+from scoring.agreement import AlphaEstimate, alpha_with_interval
+from scoring.amaeval import (
+    AGREEMENT_LEVELS,
+    PersonRating,
+    annotator_units,
+    people_metrics,
+    people_units,
+    rank_correlation,
+)
 
 COLUMNS = (
     ("model", "Model"),
@@ -57,6 +71,76 @@ def table_row(*, model: str, slug: str, run: int | None, summary: Mapping[str, A
     }
 
 
+# People's row: what the static part measures of a model, measured of people's ratings against the same gold labels.
+# The dynamic part (generating reasoning) and so the AMA score do not apply to people.
+PEOPLE_NOT_APPLICABLE = ("fidelity", "judge", "dynamic_accuracy_t1", "dynamic_accuracy_t2", "ama", "ama_sd")
+# The bootstrap of every published alpha: fixed, so the page, the downloads and the API show the same interval.
+AGREEMENT_SEED = 15
+AGREEMENT_RESAMPLES = 1000
+
+
+def people_row(ratings: Sequence[PersonRating]) -> dict[str, Any]:
+    """People's row of Table 3: accuracy and weighted F1 per task and task 1's MAE against the gold labels, every
+    rating a pair as a model's reply is (percent, as the models' rows); N per task and the respondents."""
+    respondents = len({rating.respondent for rating in ratings})
+    metrics = {task: people_metrics(task, ratings) for task in TASKS}
+
+    def percent(value: float | None) -> float | None:
+        return None if value is None else 100 * value
+
+    row: dict[str, Any] = {
+        "model": f"People ({respondents} respondent{'' if respondents == 1 else 's'})",
+        "slug": "people",
+        "run": None,
+        "respondents": respondents,
+        "static_accuracy_t1": percent(metrics[1].accuracy),
+        "static_f1_t1": percent(metrics[1].f1),
+        "mae_t1": metrics[1].mae,
+        "static_accuracy_t2": percent(metrics[2].accuracy),
+        "static_f1_t2": percent(metrics[2].f1),
+        "n_t1": metrics[1].n,
+        "n_t2": metrics[2].n,
+        "replicates": None,
+        "unparseable": 0,
+        "not_applicable": list(PEOPLE_NOT_APPLICABLE),
+    }
+    return row | dict.fromkeys(PEOPLE_NOT_APPLICABLE)
+
+
+@lru_cache(maxsize=16)
+def _estimate(units: tuple[tuple[int, int], ...], level: str, clusters: tuple[Hashable, ...] | None) -> AlphaEstimate:
+    # Keyed by the data itself: a new rating or a withdrawal is a new key, an unchanged page view costs nothing.
+    return alpha_with_interval(
+        units,
+        level=level,
+        rng=np.random.default_rng(AGREEMENT_SEED),
+        clusters=clusters,
+        resamples=AGREEMENT_RESAMPLES,
+    )
+
+
+def agreement(items: Sequence[RatingItem], ratings: Sequence[PersonRating]) -> dict[str, Any]:
+    """Krippendorff's alpha per task (interval for task 1 on ratings both on 1–4, nominal for task 2) with its
+    bootstrap interval: between the dataset's two annotators (every item both rated; the bootstrap resamples items)
+    and between people on the platform and the gold labels (every rating a unit of two values; the bootstrap resamples
+    respondents, whose ratings are not independent of each other)."""
+    record: dict[str, Any] = {
+        "seed": AGREEMENT_SEED,
+        "resamples": AGREEMENT_RESAMPLES,
+        "annotators": {},
+        "people_gold": {},
+    }
+    for task in TASKS:
+        level = AGREEMENT_LEVELS[task]
+        pairs = [(item.score, item.additional_score) for item in items if item.task == task]
+        record["annotators"][f"t{task}"] = _estimate(tuple(annotator_units(task, pairs)), level, None).record()
+        units, respondents = people_units(task, ratings)
+        # Respondents are UUIDs: their text is an ordering-stable, hashable cluster label.
+        clusters = tuple(str(respondent) for respondent in respondents)
+        record["people_gold"][f"t{task}"] = _estimate(tuple(units), level, clusters).record()
+    return record
+
+
 def results_table(results: Sequence[Result] | None = None) -> list[dict[str, Any]]:
     """Every published AMAeval result as a Table 3 row, by model name."""
     results = result_list(instrument="amaeval") if results is None else results
@@ -84,10 +168,28 @@ def static_dynamic_correlation(rows: Sequence[Mapping[str, Any]]) -> dict[str, A
     }
 
 
-def results_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+def report() -> dict[str, Any]:
+    """Everything the page, the JSON download and the API show: the models' rows, the static-versus-dynamic
+    correlation, people's row and the agreement figures."""
+    rows = results_table()
+    items = selectors.rating_items()
+    ratings = selectors.people_ratings(items)
+    return {
+        "models": rows,
+        "static_dynamic_spearman": static_dynamic_correlation(rows),
+        "people": people_row(ratings),
+        "agreement": agreement(items, ratings),
+    }
+
+
+def results_csv(rows: Sequence[Mapping[str, Any]], people: Mapping[str, Any] | None = None) -> str:
+    """The rows as CSV, then people's row when anyone has rated (its not-applicable columns say "n/a")."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["slug", "run", *(name for name, _ in COLUMNS)])
     for row in rows:
         writer.writerow([row["slug"], row["run"], *("" if row[name] is None else row[name] for name, _ in COLUMNS)])
+    if people is not None and people["respondents"]:
+        cells = ["n/a" if name in PEOPLE_NOT_APPLICABLE else people[name] for name, _ in COLUMNS]
+        writer.writerow([people["slug"], "", *("" if cell is None else cell for cell in cells)])
     return out.getvalue()

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 from instruments.amaeval import reports, selectors
 from instruments.amaeval.items import FEW_SHOT
 from instruments.amaeval.plugin import summary_table
+from instruments.amaeval.questionnaire import ITEMS_PER_TASK
 from llmruns.models import Result, Trial
 
 
@@ -20,7 +21,8 @@ def _attachment(response: HttpResponse, name: str) -> HttpResponse:
 
 @require_GET
 def about(request: HttpRequest) -> HttpResponse:
-    rows = reports.results_table()
+    report = reports.report()
+    rows = report["models"]
     return render(
         request,
         "amaeval/about.html",
@@ -31,22 +33,23 @@ def about(request: HttpRequest) -> HttpResponse:
             "columns": reports.COLUMNS,
             "rows": rows,
             "judges": sorted({row["judge"] for row in rows if row["judge"]}),
-            "correlations": reports.static_dynamic_correlation(rows),
+            "correlations": report["static_dynamic_spearman"],
+            "people": report["people"],
+            "agreement": report["agreement"],
+            "items_per_task": ITEMS_PER_TASK,
         },
     )
 
 
 @require_GET
 def models_csv(request: HttpRequest) -> HttpResponse:
-    body = reports.results_csv(reports.results_table())
+    body = reports.results_csv(reports.results_table(), reports.people_row(selectors.people_ratings()))
     return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), "amaeval-models.csv")
 
 
 @require_GET
 def models_json(request: HttpRequest) -> HttpResponse:
-    rows = reports.results_table()
-    body = {"models": rows, "static_dynamic_spearman": reports.static_dynamic_correlation(rows)}
-    return _attachment(JsonResponse(body, json_dumps_params={"indent": 2}), "amaeval-models.json")
+    return _attachment(JsonResponse(reports.report(), json_dumps_params={"indent": 2}), "amaeval-models.json")
 
 
 @require_GET

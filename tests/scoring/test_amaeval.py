@@ -8,14 +8,19 @@ from hypothesis import strategies as st
 
 from scoring.amaeval import (
     GoldLabelError,
+    PersonRating,
     accuracy,
     ama_score,
+    annotator_units,
     dynamic_accuracy,
     judged_good,
     mean_absolute_error,
     over_replicates,
+    people_metrics,
+    people_units,
     rank_correlation,
     static_metrics,
+    task1_class,
     task1_gold,
     task2_gold,
     weighted_f1,
@@ -125,3 +130,41 @@ def test_the_rank_correlation_of_static_and_dynamic_scores():
     assert rank_correlation([10, 20, 30, 40], [1, 3, 2, 4]) == pytest.approx(0.8)  # 1 − 6·2/(4·15)
     assert rank_correlation([10, 20, 30], [3, 2, 1]) == pytest.approx(-1.0)
     assert rank_correlation([10, 20], [1, 2]) is None and rank_correlation([1, 1, 1], [1, 2, 3]) is None
+
+
+def test_a_task1_rating_is_its_class_and_n_a_is_zero():
+    assert [task1_class(rating) for rating in (1, "2", 4, "n/a", "N/A")] == [1, 2, 4, 0, 0]
+    with pytest.raises(GoldLabelError):
+        task1_class(5)
+
+
+def test_annotator_agreement_on_task1_takes_only_pairs_both_on_the_scale():
+    pairs = [(4, 3), ("n/a", 2), (3, "n/a"), (1, None), (2, 2)]
+    assert annotator_units(1, pairs) == [(4, 3), (2, 2)]
+
+
+def test_annotator_agreement_on_task2_leaves_out_bad_samples_and_missing_second_ratings():
+    pairs = [(1, 1), (0, 1), ("bad", 0), (1, None), (0, "bad"), (1, 0)]
+    assert annotator_units(2, pairs) == [(1, 1), (0, 1), (1, 0)]
+
+
+def test_people_against_the_gold_labels_task1_keeps_both_on_the_scale_and_names_who_rated():
+    ratings = [
+        PersonRating("ann", 1, 3, 3),
+        PersonRating("ann", 1, 0, 2),  # gold N/A: no point of the scale
+        PersonRating("bob", 1, 2, 0),  # the person's N/A
+        PersonRating("bob", 1, 4, 2),
+        PersonRating("bob", 2, 1, 0),
+    ]
+    assert people_units(1, ratings) == ([(3, 3), (4, 2)], ["ann", "bob"])
+    assert people_units(2, ratings) == ([(1, 0)], ["bob"])
+
+
+def test_peoples_metrics_are_a_models_with_every_rating_a_pair():
+    # Task 1 pairs (gold, person): (3, 3), (0, 2), (2, 0), (4, 2): accuracy 1/4, MAE (0 + 2 + 2 + 2) / 4 = 1.5.
+    ratings = [PersonRating("a", 1, 3, 3), PersonRating("a", 1, 0, 2), PersonRating("b", 1, 2, 0)]
+    ratings.append(PersonRating("b", 1, 4, 2))
+    metrics = people_metrics(1, ratings)
+    assert (metrics.n, metrics.unparseable, metrics.accuracy, metrics.mae) == (4, 0, 0.25, 1.5)
+    assert metrics.f1 == pytest.approx(0.25)  # only class 3 is right: F1₃ = 1, weight 1/4
+    assert people_metrics(2, ratings).n == 0 and people_metrics(2, ratings).mae is None
