@@ -69,6 +69,7 @@ class VirtueMap(Instrument):
         ),
         summary="Seven ethical dilemmas, five responses each, ranked; scored against crowd-validated virtue keys.",
     )
+    profile_module = "instruments.virtuemap.profile"
     plan_options = (
         PlanOption("min_runs", "int", 3, "Valid full runs needed before the statistics may stop the run.", minimum=1),
         PlanOption("max_runs", "int", 10, "Runs attempted at most.", minimum=1, maximum=1000),
