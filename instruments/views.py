@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from instruments import profiles, registry
+from instruments import pictures, profiles, registry
 from llmruns.models import LLMModel, Run, Trial
 from virtuemap_site.errors import ApplicationError
 
@@ -46,12 +46,14 @@ def _instrument_blocks(subjects: Sequence[profiles.Subject], people: profiles.Su
                     ),
                 }
             )
+        # Rendered here: each instrument's partial takes its own context (`ProfileSection.context`).
+        picture = render_to_string(section.template, {**section.context, "prefix": slug}) if section else ""
         blocks.append(
             {
                 "slug": slug,
                 "name": name,
-                # Rendered here: each instrument's partial takes its own context (`ProfileSection.context`).
-                "picture": (render_to_string(section.template, {**section.context, "prefix": slug}) if section else ""),
+                "picture": picture,
+                "picture_titles": pictures.svg_titles(picture),
                 "subjects": shown,
                 "table": profiles.figure_table(shown, slug),
                 "entries": entries,
@@ -281,3 +283,40 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
 def leaderboard_json(request: HttpRequest, slug: str) -> HttpResponse:
     _, board = _leaderboard_or_404(slug)
     return _attachment(JsonResponse(board, json_dumps_params={"indent": 2}), f"{slug}-leaderboard.json")
+
+
+# --- pictures as files ----------------------------------------------------------------------------------------
+
+
+def _picture_response(blocks: list[dict[str, Any]], instrument: str, number: int, extension: str, name: str):
+    """The ``number``-th (from 1) SVG of an instrument's block as a standalone SVG or a PNG; 404 when none."""
+    block = next((block for block in blocks if block["slug"] == instrument), None)
+    found = pictures.svg_elements(block["picture"]) if block else []
+    if not 1 <= number <= len(found):
+        raise Http404("No such picture.")
+    svg = pictures.standalone_svg(found[number - 1])
+    if extension == "png":
+        response = HttpResponse(pictures.png_from_svg(svg), content_type="image/png")
+    else:
+        response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    return _attachment(response, f"{name}-{instrument}-{number}.{extension}")
+
+
+@require_GET
+def model_picture(request: HttpRequest, slug: str, instrument: str, number: str, extension: str) -> HttpResponse:
+    subjects, missing = profiles.model_subjects([slug])
+    if missing:
+        raise Http404("No such model.")
+    contexts = profiles.subjects_with_figures(subjects)
+    blocks = _instrument_blocks(subjects, profiles.people_subject(contexts), contexts)
+    return _picture_response(blocks, instrument, int(number), extension, slug)
+
+
+@require_GET
+def compare_picture(request: HttpRequest, instrument: str, number: str, extension: str) -> HttpResponse:
+    try:
+        data = comparison(compare_slugs(request.GET.getlist("models")))
+    except ApplicationError as refused:
+        return HttpResponse(refused.message, status=refused.status, content_type="text/plain; charset=utf-8")
+    blocks = _instrument_blocks(data["subjects"], data["people"], data["contexts"])
+    return _picture_response(blocks, instrument, int(number), extension, "compare")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path, register_converter
+from django.urls import include, path, re_path, register_converter
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -68,9 +68,19 @@ urlpatterns = [
         instruments_views.run_answers_json,
         name="model-run-answers",
     ),
+    re_path(
+        r"^models/(?P<slug>.+)/pictures/(?P<instrument>[a-z0-9_-]+)-(?P<number>[0-9]+)\.(?P<extension>svg|png)$",
+        instruments_views.model_picture,
+        name="model-picture",
+    ),
     path("models/<path:slug>/", instruments_views.model_page, name="model-page"),
     path("compare/", instruments_views.compare, name="compare"),
     path("compare.csv", instruments_views.compare_csv, name="compare-csv"),
+    re_path(
+        r"^compare/pictures/(?P<instrument>[a-z0-9_-]+)-(?P<number>[0-9]+)\.(?P<extension>svg|png)$",
+        instruments_views.compare_picture,
+        name="compare-picture",
+    ),
     path("leaderboards/", instruments_views.leaderboards, name="leaderboards"),
     path("leaderboards/<slug:slug>.csv", instruments_views.leaderboard_csv, name="leaderboard-csv"),
     path("leaderboards/<slug:slug>.json", instruments_views.leaderboard_json, name="leaderboard-json"),

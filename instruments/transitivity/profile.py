@@ -10,6 +10,7 @@ from typing import Any
 from django.urls import reverse
 
 from instruments.base import Figure, FigureContext, ProfileSection
+from instruments.transitivity.charts import counts_chart
 from instruments.transitivity.presenters import verdicts
 from instruments.transitivity.reports import MODEL_NAMES, MODELS, counts, ranking_text
 
@@ -47,7 +48,9 @@ def section(summaries: Sequence[tuple[str, Mapping[str, Any]]], context: FigureC
                 "sets": len((summary.get("aggregate") or {}).get("of") or []),
             }
         )
-    return ProfileSection(template="transitivity/_profile_section.html", context={"rows": rows})
+    # The paper's Figure 2 for these subjects: one bar per model of transitive preference, out of the complete sets.
+    chart = counts_chart(rows=[(row["name"], row["counts"], row["counts"]["complete"]) for row in rows])
+    return ProfileSection(template="transitivity/_profile_section.html", context={"rows": rows, "chart": chart})
 
 
 def report_url(slug: str) -> str:
