@@ -16,6 +16,7 @@ from scoring.moralbench import distribution
 # The radar component's series styles: the first subject drawn as the model, the others in turn.
 SERIES_STYLES = ("model", "second", "third", "fourth", "fifth", "sixth")
 PEOPLE_STYLE = "person"
+GROUP = "Virtue scores and consistency (0–100)"
 
 
 def figure_context() -> FigureContext:
@@ -44,12 +45,12 @@ def figures(summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
             mean=(stats.get(virtue) or {}).get("mean"),
             std=(stats.get(virtue) or {}).get("std"),
             n=runs,
-            group="Virtue scores (0–100)",
+            group=GROUP,
         )
         for virtue in order
         if virtue in stats
     ]
-    found.append(Figure(key="consistency", label="Consistency", mean=summary.get("consistency"), group="Consistency"))
+    found.append(Figure(key="consistency", label="Consistency", mean=summary.get("consistency"), group=GROUP))
     return found
 
 
