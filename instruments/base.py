@@ -344,6 +344,13 @@ class Questionnaire:
         """What ``results_template`` shows for the answered ``items`` and their ``answers`` (same order)."""
         return {}
 
+    def subject_summary(
+        self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]
+    ) -> Mapping[str, Any] | None:
+        """A respondent's answers as a summary in the shape of the instrument's stored results (what its
+        `Instrument.profile_module` reads), for the person's cross-instrument page; None when there is none."""
+        return None
+
     def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
         """Where the presentation is in one stored answer, for the respondent's answer-quality diagnostics
         (`surveys.diagnostics`): ``first_shown`` 1.0 when the option shown first was chosen and 0.0 when another was
@@ -513,6 +520,27 @@ class Instrument:
         ``report_url(slug)``, None without one."""
         report = self._profile_part("report_url")
         return report(slug) if report else None
+
+    def person_summary(self, request: Any) -> Mapping[str, Any] | None:
+        """This browser's answers to the instrument as a result summary (`Questionnaire.subject_summary`), for the
+        person's own cross-instrument page; None when they have taken none of its questionnaires. Answers are read
+        where they are: stored only for a respondent who consented; nothing is stored here."""
+        from surveys.questionnaire import questionnaire_answers, questionnaire_session_get
+        from surveys.questionnaire_views import session_key
+        from surveys.selectors import respondent_by_id
+
+        for study in self.studies:
+            questionnaire = self.questionnaire(study.slug)
+            respondent_id = request.session.get(session_key(study.slug))
+            if questionnaire is None or not respondent_id:
+                continue
+            respondent = respondent_by_id(respondent_id=respondent_id, study=study.slug)
+            session = questionnaire_session_get(respondent=respondent)
+            if session is not None:
+                items, answers = questionnaire_answers(session=session)
+                if answers:
+                    return questionnaire.subject_summary(items, answers)
+        return None
 
     # --- people ----------------------------------------------------------------------------------------------
 

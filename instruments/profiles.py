@@ -57,6 +57,7 @@ class InstrumentResult:
     figures: list[Figure]
     source: str
     result: Result | None = None
+    summary: Mapping[str, Any] | None = None  # the result's, or a person's computed from their answers
     stale: bool = False
     diagnostics: Mapping[str, Any] = field(default_factory=dict)
     report_url: str | None = None
@@ -71,7 +72,7 @@ class InstrumentResult:
             "instrument_version": result.instrument_version if result else None,
             "stale": self.stale,
             "figures": [figure.record() for figure in self.figures],
-            "summary": result.summary if result else None,
+            "summary": self.summary,
             "diagnostics": dict(self.diagnostics),
             "run": run_metadata(result.run) if result else None,
             "report_url": self.report_url,
@@ -124,7 +125,12 @@ def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
                 result.instrument not in subject.results or result.language == "en"
             ):
                 subject.results[result.instrument] = InstrumentResult(
-                    instrument=result.instrument, name="", figures=[], source=result.source, result=result
+                    instrument=result.instrument,
+                    name="",
+                    figures=[],
+                    source=result.source,
+                    result=result,
+                    summary=result.summary,
                 )
     return subjects, [slug for slug in slugs if slug not in models]
 
@@ -146,6 +152,32 @@ def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContex
             entry.diagnostics = result.diagnostics
             entry.report_url = plugin.report_url(subject.slug) if subject.model is not None else None
     return contexts
+
+
+PERSON = "you"
+
+
+def person_subject(request: Any) -> tuple[Subject, dict[str, FigureContext]]:
+    """This browser's own results on every instrument they took (`Instrument.person_summary`: stored answers only
+    for a respondent who consented, the rest computed from what the browser holds; nothing is stored here), with
+    the figure contexts of those instruments."""
+    summaries = {}
+    for plugin in registry.instruments():
+        summary = plugin.person_summary(request)
+        if summary:
+            summaries[plugin.slug] = summary
+    contexts = figure_contexts(list(summaries))
+    subject = Subject(slug=PERSON, name="You", results={})
+    for slug, summary in summaries.items():
+        plugin = registry.instrument(slug)
+        subject.results[slug] = InstrumentResult(
+            instrument=slug,
+            name=plugin.identity.name,
+            figures=plugin.profile_figures(summary, contexts[slug]),
+            source=PERSON,
+            summary=summary,
+        )
+    return subject, contexts
 
 
 def people_subject(contexts: Mapping[str, FigureContext]) -> Subject | None:
@@ -175,9 +207,9 @@ def sections(
     for slug, context in contexts.items():
         plugin = registry.instrument(slug)
         summaries = [
-            (subject.name, subject.results[slug].result.summary)  # type: ignore[union-attr]
+            (subject.name, subject.results[slug].summary)
             for subject in subjects
-            if slug in subject.results and subject.results[slug].result is not None
+            if slug in subject.results and subject.results[slug].summary is not None
         ]
         found.append((slug, plugin.identity.name, plugin.profile_section(summaries, context) if summaries else None))
     return found

@@ -86,6 +86,21 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@require_GET
+def person_page(request: HttpRequest) -> HttpResponse:
+    """The person's own results across every instrument they took in this browser, beside people's."""
+    subject, contexts = profiles.person_subject(request)
+    people = profiles.people_subject(contexts)
+    return render(
+        request,
+        "profiles/person.html",
+        {
+            "blocks": _instrument_blocks([subject], people, contexts),
+            "not_taken": [p.identity.name for p in registry.instruments() if p.slug not in subject.results],
+        },
+    )
+
+
 def results_csv(subjects: Sequence[profiles.Subject]) -> str:
     """Every figure of every subject, one row each: subject, instrument, group, figure, mean, std, n, interval,
     maximum, source, and the result's answer-quality flags."""

@@ -75,6 +75,7 @@ urlpatterns = [
     ),
     path("models/<path:slug>/", instruments_views.model_page, name="model-page"),
     path("compare/", instruments_views.compare, name="compare"),
+    path("my-results/", instruments_views.person_page, name="person-results"),
     path("compare.csv", instruments_views.compare_csv, name="compare-csv"),
     re_path(
         r"^compare/pictures/(?P<instrument>[a-z0-9_-]+)-(?P<number>[0-9]+)\.(?P<extension>svg|png)$",

@@ -51,7 +51,9 @@ def figures(summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
         intervals = record.get("intervals") or {}
         parts = [*record.get("foundations", {}), "total"]
         for part in parts:
-            interval = intervals.get(part) or {}
+            # A person's answer set has one score and no interval (`letters_score`).
+            one = record.get("total") if part == "total" else record.get("foundations", {}).get(part)
+            interval = intervals.get(part) or {"mean": one, "n": 1}
             found.append(
                 Figure(
                     key=f"{name}/{part}",

@@ -227,6 +227,13 @@ class VirtueMap(Instrument):
             return Presented()
         return Presented(ranking=tuple(shown.index(label) + 1 for label in labels))
 
+    def person_summary(self, request: Any) -> Mapping[str, Any] | None:
+        """The profile of the rankings this browser holds (the profiling questionnaire's signed cookie), scored now
+        and stored nowhere; as a published profile's summary of one run."""
+        from instruments.virtuemap.views import person_profile_summary
+
+        return person_profile_summary(request)
+
     def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
         profile = self._profile(run_items(trials))
         return profile_summary(profile, failure_counts=failure_counts(run_id=context.run_id))

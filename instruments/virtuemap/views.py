@@ -410,6 +410,17 @@ def profile_results(request: HttpRequest) -> HttpResponse:
     )
 
 
+def person_profile_summary(request: HttpRequest) -> dict | None:
+    """The browser's profiling answers scored now, in a published profile's shape (one run, no interval); None
+    before any dilemma is answered."""
+    context = profile_scoring_context()
+    answers = ProfileAnswers.load(request, list(context.dilemmas))
+    if not answers.answered:
+        return None
+    result = profile_score(rankings=answers.for_scoring(), context=context)
+    return {"runs": 1, "profile_stats": {virtue: {"mean": score} for virtue, score in result.scores.items()}}
+
+
 # --- the gallery -----------------------------------------------------------------------------------------------
 
 
