@@ -16,6 +16,7 @@ decisions and a result's arithmetic can be tested without a database.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -288,6 +289,70 @@ class DashboardTable:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class Figure:
+    """One number of a result, as a model's page, a comparison, a leaderboard and the API show it.
+
+    ``key`` is stable across models (a virtue id, "MFQ_30/care"), so two subjects' figures pair up. ``mean`` is the
+    estimate over the run's replicates, ``std`` their sample standard deviation and ``n`` how many there were (None
+    and 0 where the instrument has no replicates, e.g. a count of verdicts): `scoring.compare` builds the interval of
+    a difference from them. ``maximum`` is the scale's top where it is not 100; ``group`` heads related figures.
+    """
+
+    key: str
+    label: str
+    mean: float | None
+    std: float | None = None
+    n: int = 0
+    group: str = ""
+    maximum: float | None = None
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label,
+            "group": self.group,
+            "mean": self.mean,
+            "std": self.std,
+            "n": self.n,
+            "maximum": self.maximum,
+        }
+
+
+@dataclass(frozen=True)
+class PeopleFigure:
+    """People's distribution of one figure (the same key as a model's): median, quartiles and how many people."""
+
+    key: str
+    median: float | None
+    q1: float | None
+    q3: float | None
+    n: int
+
+    def record(self) -> dict[str, Any]:
+        return {"key": self.key, "median": self.median, "q1": self.q1, "q3": self.q3, "n": self.n}
+
+
+@dataclass(frozen=True)
+class FigureContext:
+    """What an instrument reads once per page to show any number of subjects' figures: names of what it measures
+    (``labels``, by figure key), people's distributions (``people``, by figure key; empty before enough people
+    answered with consent, or for an instrument people do not take) and anything else its pictures need
+    (``extra``, e.g. MoralBench's maxima)."""
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    people: Mapping[str, PeopleFigure] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProfileSection:
+    """An instrument's picture on a cross-instrument page: its own partial template and that template's context."""
+
+    template: str
+    context: Mapping[str, Any]
+
+
 class AnswerRejected(ValueError):
     """A person's answer to a questionnaire item that cannot be stored; the message is shown to them."""
 
@@ -353,6 +418,13 @@ class Questionnaire:
         """What ``results_template`` shows for the answered ``items`` and their ``answers`` (same order)."""
         return {}
 
+    def subject_summary(
+        self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]
+    ) -> Mapping[str, Any] | None:
+        """A respondent's answers as a summary in the shape of the instrument's stored results (what its
+        `Instrument.profile_module` reads), for the person's cross-instrument page; None when there is none."""
+        return None
+
     def presented(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> Presented:
         """Where the presentation is in one stored answer, for the respondent's answer-quality diagnostics
         (`surveys.diagnostics`): ``first_shown`` 1.0 when the option shown first was chosen and 0.0 when another was
@@ -370,6 +442,9 @@ class Instrument:
     studies: ClassVar[tuple[Study, ...]] = ()
     # Whether a finished run is stored as its model's result at once (fixed designs), or waits to be published.
     publish_on_finish: ClassVar[bool] = False
+    # The module of the instrument's part in the cross-instrument pages (its functions figure_context, figures,
+    # section, report_url; each optional), imported only when such a page asks: e.g. "instruments.virtuemap.profile".
+    profile_module: ClassVar[str | None] = None
 
     @property
     def slug(self) -> str:
@@ -515,6 +590,63 @@ class Instrument:
     def result_dependencies(self) -> dict[str, Any]:
         """What a result computed now depends on besides the answers (e.g. the retained keys); {} for nothing."""
         return {}
+
+    # --- cross-instrument pages ------------------------------------------------------------------------------
+    # A model's page, the comparison, the leaderboards and the API read every instrument through these four.
+
+    def _profile_part(self, name: str) -> Callable[..., Any] | None:
+        """The function ``name`` of the instrument's `profile_module`, None without one."""
+        if self.profile_module is None:
+            return None
+        return getattr(importlib.import_module(self.profile_module), name, None)
+
+    def figure_context(self) -> FigureContext:
+        """What `profile_figures` and `profile_section` need from the database, read once per page (a few queries
+        whatever the number of subjects shown): the profile module's ``figure_context()``."""
+        read = self._profile_part("figure_context")
+        return read() if read else FigureContext()
+
+    def profile_figures(self, summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
+        """The headline numbers of a stored summary, in the instrument's order ([] for none); no database. The
+        profile module's ``figures(summary, context)``."""
+        figures = self._profile_part("figures")
+        return figures(summary, context) if figures else []
+
+    def profile_section(
+        self, summaries: Sequence[tuple[str, Mapping[str, Any]]], context: FigureContext
+    ) -> ProfileSection | None:
+        """The picture of one or more subjects' summaries ((name, summary) pairs, overlaid where there are several)
+        with people beside them where ``context`` has them; None when the instrument has no picture; no database.
+        The profile module's ``section(summaries, context)``."""
+        section = self._profile_part("section")
+        return section(summaries, context) if section else None
+
+    def report_url(self, slug: str) -> str | None:
+        """The address of the instrument's own full report of model ``slug``: the profile module's
+        ``report_url(slug)``, None without one."""
+        report = self._profile_part("report_url")
+        return report(slug) if report else None
+
+    def person_summary(self, request: Any) -> Mapping[str, Any] | None:
+        """This browser's answers to the instrument as a result summary (`Questionnaire.subject_summary`), for the
+        person's own cross-instrument page; None when they have taken none of its questionnaires. Answers are read
+        where they are: stored only for a respondent who consented; nothing is stored here."""
+        from surveys.questionnaire import questionnaire_answers, questionnaire_session_get
+        from surveys.questionnaire_views import session_key
+        from surveys.selectors import respondent_by_id
+
+        for study in self.studies:
+            questionnaire = self.questionnaire(study.slug)
+            respondent_id = request.session.get(session_key(study.slug))
+            if questionnaire is None or not respondent_id:
+                continue
+            respondent = respondent_by_id(respondent_id=respondent_id, study=study.slug)
+            session = questionnaire_session_get(respondent=respondent)
+            if session is not None:
+                items, answers = questionnaire_answers(session=session)
+                if answers:
+                    return questionnaire.subject_summary(items, answers)
+        return None
 
     # --- people ----------------------------------------------------------------------------------------------
 

@@ -85,7 +85,7 @@ class IntervalStats:
     ci_half_width: float | None
 
 
-def t_quantile(df: int, confidence: float = 0.95, quantile: Quantile = "exact") -> float:
+def t_quantile(df: float, confidence: float = 0.95, quantile: Quantile = "exact") -> float:
     """Return the two-sided t quantile t_{1-alpha/2, df}, alpha = 1 - confidence.
 
     "exact" is scipy's ``t.ppf``. "legacy" reproduces the original VirtueMap run-suite:

@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path, register_converter
+from django.urls import include, path, re_path, register_converter
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from instruments import api as instruments_api
+from instruments import profiles_api
+from instruments import views as instruments_views
 from instruments.virtuemap import api as virtuemap_api
 from instruments.virtuemap import views as virtuemap_views
 from surveys import views as surveys_views
@@ -36,8 +38,11 @@ api_v1 = [
     path("dilemmas/", virtuemap_api.DilemmaListApi.as_view(), name="api-dilemma-list"),
     path("keys/", virtuemap_api.KeyListApi.as_view(), name="api-key-list"),
     path("models/", virtuemap_api.ModelListApi.as_view(), name="api-model-list"),
+    # Before the detail's catch-all, which would take "openai/gpt-5/results" for a slug.
+    path("models/<model_slug:slug>/results/", profiles_api.ModelResultsApi.as_view(), name="api-model-results"),
     # Model slugs contain a slash (openai/gpt-5).
     path("models/<model_slug:slug>/", virtuemap_api.ModelDetailApi.as_view(), name="api-model-detail"),
+    path("compare/", profiles_api.CompareApi.as_view(), name="api-compare"),
     path("instruments/", instruments_api.InstrumentListApi.as_view(), name="api-instrument-list"),
     # Before the detail's catch-all, which would take "moralbench/score".
     path("instruments/moralbench/", include("instruments.moralbench.api_urls")),
@@ -59,6 +64,31 @@ urlpatterns = [
     path("profile/resume/", virtuemap_views.profile_resume, name="profile-resume"),
     path("profile/withdraw/", virtuemap_views.profile_withdraw, name="profile-withdraw"),
     path("models/", virtuemap_views.gallery, name="model-gallery"),
+    # Model slugs contain slashes (openai/gpt-5): the downloads come before the page's catch-all.
+    path("models/<path:slug>/results.csv", instruments_views.model_results_csv, name="model-results-csv"),
+    path(
+        "models/<path:slug>/runs/<int:run_id>/answers.json",
+        instruments_views.run_answers_json,
+        name="model-run-answers",
+    ),
+    re_path(
+        r"^models/(?P<slug>.+)/pictures/(?P<instrument>[a-z0-9_-]+)-(?P<number>[0-9]+)\.(?P<extension>svg|png)$",
+        instruments_views.model_picture,
+        name="model-picture",
+    ),
+    path("models/<path:slug>/", instruments_views.model_page, name="model-page"),
+    path("compare/", instruments_views.compare, name="compare"),
+    path("my-results/", instruments_views.person_page, name="person-results"),
+    path("compare.csv", instruments_views.compare_csv, name="compare-csv"),
+    re_path(
+        r"^compare/pictures/(?P<instrument>[a-z0-9_-]+)-(?P<number>[0-9]+)\.(?P<extension>svg|png)$",
+        instruments_views.compare_picture,
+        name="compare-picture",
+    ),
+    path("leaderboards/", instruments_views.leaderboards, name="leaderboards"),
+    path("leaderboards/<slug:slug>.csv", instruments_views.leaderboard_csv, name="leaderboard-csv"),
+    path("leaderboards/<slug:slug>.json", instruments_views.leaderboard_json, name="leaderboard-json"),
+    path("leaderboards/<slug:slug>/", instruments_views.leaderboard, name="leaderboard"),
     path(settings.ADMIN_PATH, admin.site.urls),
     path("api/v1/study/", include("instruments.virtuemap.api_urls")),
     path("study/", include("instruments.virtuemap.urls")),

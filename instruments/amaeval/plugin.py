@@ -52,6 +52,7 @@ class Amaeval(Instrument):
         ),
         summary="Rating and generating moral reasoning (precepts from values, actions against precepts): AMA score.",
     )
+    profile_module = "instruments.amaeval.profile"
     plan_options = (
         PlanOption(
             "part", "str", "both", "static (rate given reasoning), dynamic (generate, judged) or both.", choices=PARTS

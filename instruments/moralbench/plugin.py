@@ -81,6 +81,7 @@ class MoralBench(Instrument):
             "the published human option scores."
         ),
     )
+    profile_module = "instruments.moralbench.profile"
     plan_options = (
         PlanOption(
             "mode",

@@ -106,6 +106,13 @@ class MoralBenchQuestionnaire(Questionnaire):
         """Answer A is the one shown first on the page, whichever published option it is."""
         return Presented(first_shown=1.0 if answer["shown"] == "A" else 0.0)
 
+    def subject_summary(
+        self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]
+    ) -> Mapping[str, Any] | None:
+        """The sets as scored for a person (`scoring.moralbench.letters_score`), in a model result's "sets"."""
+        chosen = {item["key"]: answer["option"] for item, answer in zip(items, answers, strict=True)}
+        return {"sets": scorer.letters_score(selectors.scorer_items(), chosen)} if chosen else None
+
     def results_context(self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> dict:
         """The respondent's scores per set and foundation (over the items answered), beside the published models'."""
         chosen = {item["key"]: answer["option"] for item, answer in zip(items, answers, strict=True)}

@@ -116,13 +116,14 @@ def answer_set_score(*, answers: Any) -> dict[str, Any]:
     return {"instrument": INSTRUMENT, "sets": scorer.letters_score(items, answers)}
 
 
-def people_reference() -> dict[str, Any]:
+def people_reference(*, items: list[scorer.Item] | None = None) -> dict[str, Any]:
     """People's scores per set and foundation (median, quartiles, N) from the questionnaire's stored answers, a
-    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`)."""
+    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`).
+    ``items``: the item bank when the caller has already read it (a query saved)."""
     from surveys.models import QuestionnaireAnswer
 
     answers: dict[int, dict[str, str]] = {}
     rows = QuestionnaireAnswer.objects.filter(session__instrument=INSTRUMENT).values_list("session_id", "item", "value")
     for session, item, value in rows.iterator():
         answers.setdefault(session, {})[item["key"]] = value["option"]
-    return scorer.people_distribution(scorer_items(), answers.values())
+    return scorer.people_distribution(scorer_items() if items is None else items, answers.values())

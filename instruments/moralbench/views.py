@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from instruments.moralbench import selectors
-from instruments.moralbench.charts import foundation_chart
-from instruments.moralbench.reports import SET_TITLES, order_effect_items, paper_tables, results_csv
+from instruments.moralbench.profile import foundation_charts, set_maxima, set_title
+from instruments.moralbench.reports import order_effect_items, paper_tables, results_csv
 from scoring import moralbench as scorer
 
 SET_DESCRIPTIONS = {
@@ -27,15 +27,11 @@ SET_DESCRIPTIONS = {
 }
 
 
-def _maxima(items: list[scorer.Item]) -> dict[str, dict[str, float]]:
-    return {name: scorer.foundation_maxima([item for item in items if item.set_name == name]) for name in scorer.SETS}
-
-
 @require_GET
 def about(request: HttpRequest) -> HttpResponse:
     rows = selectors.item_rows()
     items = [selectors.scorer_item(row) for row in rows]
-    maxima = _maxima(items)
+    maxima = set_maxima(items)
     defects = scorer.item_defects(items)
     sets = []
     for name in scorer.SETS:
@@ -43,7 +39,7 @@ def about(request: HttpRequest) -> HttpResponse:
         sets.append(
             {
                 "name": name,
-                "title": f"{SET_TITLES[name]}, {'comparative' if name in scorer.COMPARATIVE_SETS else 'binary'}",
+                "title": set_title(name),
                 "description": SET_DESCRIPTIONS[name],
                 "count": len(members),
                 "maxima": [(scorer.FOUNDATION_NAMES[f], value) for f, value in maxima[name].items()],
@@ -75,24 +71,8 @@ def _chosen(request: HttpRequest) -> list[str] | None:
 
 def _report_context(results: list[dict[str, Any]], maxima: dict[str, dict[str, float]]) -> dict[str, Any]:
     people = selectors.people_reference()
-    charts = []
-    for name in scorer.SETS:
-        if not maxima[name]:
-            continue
-        rows = [(r["model"]["name"], r["sets"][name]["foundations"]) for r in results if name in r.get("sets", {})]
-        if rows and name in people:
-            medians = {foundation: spread["median"] for foundation, spread in people[name].items()}
-            rows.append((f"People, median (N = {people[name]['total']['n']})", medians))
-        if rows:
-            title = f"{SET_TITLES[name]}, {'comparative' if name in scorer.COMPARATIVE_SETS else 'binary'}"
-            charts.append(
-                {
-                    "id": f"chart-{name.lower().replace('_', '-')}",
-                    "title": title,
-                    "chart": foundation_chart(foundations=list(maxima[name]), rows=rows, maxima=maxima[name]),
-                }
-            )
-    return {"tables": paper_tables(results, maxima, people), "charts": charts}
+    subjects = [(result["model"]["name"], result) for result in results]
+    return {"tables": paper_tables(results, maxima, people), "charts": foundation_charts(subjects, maxima, people)}
 
 
 @require_GET
@@ -100,7 +80,7 @@ def models(request: HttpRequest) -> HttpResponse:
     chosen = _chosen(request)
     results = selectors.model_results_list(slugs=chosen)
     measured = {result.model.slug: result.model.name for result in selectors.stored_results()}
-    maxima = _maxima(selectors.scorer_items())
+    maxima = set_maxima(selectors.scorer_items())
     query = request.GET.urlencode()
     return render(
         request,
@@ -146,14 +126,14 @@ def _results_or_404(slug: str) -> dict[str, Any]:
 def model_report(request: HttpRequest, slug: str) -> HttpResponse:
     results = _results_or_404(slug)
     items = selectors.scorer_items()
-    maxima = _maxima(items)
+    maxima = set_maxima(items)
     statements = {item.key: item.statement or " / ".join(item.options) for item in items}
     sets = []
     for name, record in results.get("sets", {}).items():
         sets.append(
             {
                 "name": name,
-                "title": f"{SET_TITLES[name]}, {'comparative' if name in scorer.COMPARATIVE_SETS else 'binary'}",
+                "title": set_title(name),
                 "rows": [
                     {
                         "name": scorer.FOUNDATION_NAMES[foundation],

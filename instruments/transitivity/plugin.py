@@ -69,6 +69,7 @@ class Transitivity(Instrument):
         ),
         summary="Pairwise choices between moral-foundation violations, tested against WUM, HCM and G-RUM.",
     )
+    profile_module = "instruments.transitivity.profile"
     plan_options = (
         PlanOption("blocks", "list", None, "Comma-separated block numbers (default: all six)."),
         PlanOption("orders", "list", None, "Presentation orders (default: both).", choices=ORDERS),

@@ -150,6 +150,11 @@ class PairwiseQuestionnaire(Questionnaire):
         """Situation 1 is the one shown first on the page."""
         return Presented(first_shown=1.0 if answer["situation"] == 1 else 0.0)
 
+    def subject_summary(
+        self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]
+    ) -> Mapping[str, Any] | None:
+        return subject_results(alternatives=principle_codes(), vectors=choice_vectors(items, answers))
+
     def results_context(self, items: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> dict:
         """The respondent's verdicts per presentation order and in plain words (naming the situations they read),
         and every model's answers on the same pairs: on the same block when the model was asked it, else on the

@@ -78,6 +78,7 @@ class VirtueMap(Instrument):
         ),
         summary="Seven ethical dilemmas, five responses each, ranked; scored against crowd-validated virtue keys.",
     )
+    profile_module = "instruments.virtuemap.profile"
     plan_options = (
         PlanOption("min_runs", "int", 3, "Valid full runs needed before the statistics may stop the run.", minimum=1),
         PlanOption("max_runs", "int", 10, "Runs attempted at most.", minimum=1, maximum=1000),
@@ -247,6 +248,13 @@ class VirtueMap(Instrument):
         if not labels or sorted(labels) != sorted(shown):
             return Presented()
         return Presented(ranking=tuple(shown.index(label) + 1 for label in labels))
+
+    def person_summary(self, request: Any) -> Mapping[str, Any] | None:
+        """The profile of the rankings this browser holds (the profiling questionnaire's signed cookie), scored now
+        and stored nowhere; as a published profile's summary of one run."""
+        from instruments.virtuemap.views import person_profile_summary
+
+        return person_profile_summary(request)
 
     def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
         profile = self._profile(run_items(trials))

@@ -28,6 +28,7 @@ from instruments.virtuemap.selectors import (
     profile_scoring_context,
     profiling_reference_scores,
     published_profile_list,
+    published_profile_scores,
     retained_key_list,
     study_is_open,
     virtue_list,
@@ -42,13 +43,34 @@ from surveys.web import consent_from_form, respondent_session_key, withdraw_in_b
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 
 
+def model_thumbnails(virtues: list) -> list[dict]:
+    """Every published model's pentagon for the home page, on one axis so they compare by eye, from the published
+    scores kept in memory (`published_profile_scores`: no query once warm)."""
+    profiles = published_profile_scores()
+    values = {slug: [scores.get(virtue.id) for virtue in virtues] for slug, (_, scores) in profiles.items()}
+    axis_min = axis_minimum([value for row in values.values() for value in row])
+    names = [virtue.name for virtue in virtues]
+    return [
+        {
+            "slug": slug,
+            "name": name,
+            "chart": radar_chart(
+                axis_labels=names, series=[RadarSeries(name, values[slug], "model")], axis_min=axis_min
+            ),
+        }
+        for slug, (name, _) in sorted(profiles.items(), key=lambda item: item[1][0])
+    ]
+
+
 def home(request: HttpRequest) -> HttpResponse:
     keys = retained_key_list()
+    virtues = list(virtue_list())
     return render(
         request,
         "virtuemap/home.html",
         {
-            "virtues": virtue_list(),
+            "virtues": virtues,
+            "thumbnails": model_thumbnails(virtues),
             "dilemma_count": dilemma_list_with_options().count(),
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),
@@ -485,6 +507,17 @@ def _results_page(
         },
         status=status,
     )
+
+
+def person_profile_summary(request: HttpRequest) -> dict | None:
+    """The browser's profiling answers scored now, in a published profile's shape (one run, no interval); None
+    before any dilemma is answered."""
+    context = profile_scoring_context()
+    answers = ProfileAnswers.load(request, list(context.dilemmas))
+    if not answers.answered:
+        return None
+    result = profile_score(rankings=answers.for_scoring(), context=context)
+    return {"runs": 1, "profile_stats": {virtue: {"mean": score} for virtue, score in result.scores.items()}}
 
 
 # --- the gallery -----------------------------------------------------------------------------------------------

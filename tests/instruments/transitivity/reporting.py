@@ -21,15 +21,16 @@ def vectors_for_model(seed: int, blocks=range(1, 7)) -> dict[tuple[int, int], li
     return vectors
 
 
-def choice_run_store(*, slug: str, name: str, vectors: dict, status: str = "finished"):
-    """A model with one run whose done trials carry ``vectors`` ((block, order) → 21 values; None = missing); a
-    finished run is published as the model's result, as the engine does when a run finishes."""
+def choice_run_store(*, slug: str, name: str, vectors: dict, status: str = "finished", model=None):
+    """A model (``model``, else a new one) with one run whose done trials carry ``vectors`` ((block, order) → 21
+    values; None = missing); a finished run is published as the model's result, as the engine does when a run
+    finishes."""
     from instruments.transitivity.models import Principle
     from llmruns.engine import trial_counts_refresh
     from llmruns.models import LLMModel, Run, Trial
     from llmruns.results import result_publish
 
-    model = LLMModel.objects.create(slug=slug, name=name, model_id=slug)
+    model = model or LLMModel.objects.create(slug=slug, name=name, model_id=slug)
     plan = {
         "blocks": sorted({block for block, _ in vectors}),
         "orders": ["original", "reversed"],
