@@ -4,11 +4,11 @@ Execution model. A run advances in batches its instrument's plan decides (`Instr
 fixed design, replicate after replicate for a stopping rule. The trials of a batch are created first (one row per
 run × item × presentation × replicate, unique), with the messages of their first request. Trials are then claimed
 one by one with a conditional update (PENDING → RUNNING, or RUNNING whose claim is older than the lease, i.e. left
-by a dead worker) and answered in a thread pool of the model's concurrency, paced by its rate limit. Threads only
-talk to the backend (through the instrument's response mode); every outcome is written by the calling thread as
-soon as it arrives, and only under the claim token it was claimed with. After each batch the plan decides whether
-to stop. All state is in the database, so a run interrupted anywhere resumes from what is stored: finished trials
-are never asked again, and no trial can exist twice.
+by a dead worker: a live worker renews its claims every quarter of the lease) and answered in a thread pool of the
+model's concurrency, paced by its rate limit. Threads only talk to the backend (through the instrument's response
+mode); every outcome is written by the calling thread as soon as it arrives, and only under the claim token it was
+claimed with. After each batch the plan decides whether to stop. All state is in the database, so a run interrupted
+anywhere resumes from what is stored: finished trials are never asked again, and no trial can exist twice.
 
 Liveness. The run itself is claimed QUEUED → RUNNING, or RUNNING → RUNNING only when its heartbeat is older than
 LLMRUNS_SUITE_STALL_SECONDS (its worker died), so a duplicate message for a run a live worker holds does nothing.
@@ -273,6 +273,7 @@ class _Execution:
     on_progress: ProgressCallback | None
     heartbeat: Callable[[], None]
     in_flight: dict[Future[_Outcome], tuple[int, uuid.UUID]] = field(default_factory=dict)
+    claims_renewed_at: float = field(default_factory=time.monotonic)
 
     def trials_execute(self, pool: ThreadPoolExecutor) -> bool:
         """Answer the run's claimable trials; return True when it was cancelled or paused meanwhile."""
@@ -281,6 +282,7 @@ class _Execution:
         interrupted = False
         while True:
             self.heartbeat()
+            self._claims_renew()
             if not interrupted:
                 self._fill(pool, lease)
             if not self.in_flight:
@@ -291,7 +293,7 @@ class _Execution:
                     return interrupted
                 time.sleep(0.5)
                 continue
-            done, _ = wait(self.in_flight, timeout=5.0, return_when=FIRST_COMPLETED)
+            done, _ = wait(self.in_flight, timeout=min(5.0, _claim_renewal_seconds()), return_when=FIRST_COMPLETED)
             finished = [(future, self.in_flight.pop(future)) for future in done]
             if not interrupted:
                 # Start the next requests before writing these outcomes, so the pool never idles on our writes.
@@ -302,6 +304,16 @@ class _Execution:
                 if trial is not None and self.on_progress:
                     self.on_progress(self.run, trial)
                 interrupted = interrupted or self._interrupted()
+
+    def _claims_renew(self) -> None:
+        """Renew the claims of the trials this worker is answering, every quarter of the lease: a trial slower than
+        the lease (a judged AMAeval chain on a small machine takes most of an hour) stays with its live worker, and
+        becomes claimable by another only once its worker has been silent for a whole lease."""
+        if not self.in_flight or time.monotonic() - self.claims_renewed_at < _claim_renewal_seconds():
+            return
+        self.claims_renewed_at = time.monotonic()
+        tokens = [token for _, token in self.in_flight.values()]
+        Trial.objects.filter(claim_token__in=tokens, status=Trial.Status.RUNNING).update(claimed_at=timezone.now())
 
     def _fill(self, pool: ThreadPoolExecutor, lease: timedelta) -> None:
         busy = [trial_id for trial_id, _ in self.in_flight.values()]
@@ -504,6 +516,10 @@ def _stalled(now: datetime) -> Q:
     return Q(heartbeat_at__lt=now - timedelta(seconds=settings.LLMRUNS_SUITE_STALL_SECONDS)) | Q(
         heartbeat_at__isnull=True
     )
+
+
+def _claim_renewal_seconds() -> float:
+    return settings.LLMRUNS_ITEM_LEASE_SECONDS / 4
 
 
 def _claimable(lease: timedelta) -> Q:

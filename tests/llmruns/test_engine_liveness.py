@@ -3,6 +3,8 @@ the database, celery beat queues silent runs again, and only a stale run is clai
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -11,9 +13,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from instruments.transitivity.testing import scripted_logprobs
-from llmruns import tasks
+from llmruns import engine, tasks
 from llmruns.engine import run_execute, run_start, runs_stalled_resume
-from llmruns.models import Run, Trial
+from llmruns.models import Attempt, Run, Trial
 
 pytestmark = pytest.mark.django_db
 
@@ -158,3 +160,28 @@ def test_celery_beat_checks_for_stalled_runs(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["resume-stalled-runs"]
     assert entry["task"] == "llmruns.tasks.resume_stalled_runs"
     assert entry["schedule"] < settings.LLMRUNS_SUITE_STALL_SECONDS
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_live_worker_keeps_a_trial_slower_than_the_lease(instrument, fake_model, fake_provider, settings):
+    """A trial answered for longer than the lease (a judged AMAeval chain on a small machine) stays with the live
+    worker answering it, which renews its claim: no other worker can take it over, and its answer is stored once."""
+    settings.LLMRUNS_ITEM_LEASE_SECONDS = 2
+    fake_provider.delay = 4.0
+    fake_model.concurrency = TRIALS["virtuemap"]  # every trial in flight at once
+    fake_model.save()
+    run = run_start(instrument="virtuemap", model=fake_model, plan=PLANS["virtuemap"], seed=1, enqueue=False)
+    worker = threading.Thread(target=run_execute, kwargs={"run_id": run.pk})
+    worker.start()
+    try:
+        time.sleep(3.0)  # past the lease, while the trials are still being answered
+        lease = timedelta(seconds=settings.LLMRUNS_ITEM_LEASE_SECONDS)
+        in_flight = list(Trial.objects.filter(run=run, status=Trial.Status.RUNNING))
+        taken_over = [engine._trial_claim(trial, lease) for trial in in_flight]
+    finally:
+        worker.join(timeout=60)
+    assert in_flight and taken_over == [None] * len(in_flight)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FINISHED
+    assert Trial.objects.filter(run=run, answer_status="valid").count() == TRIALS["virtuemap"]
+    assert Attempt.objects.filter(trial__run=run).count() == TRIALS["virtuemap"]  # none asked twice
