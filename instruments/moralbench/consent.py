@@ -21,8 +21,9 @@ MORALBENCH_CONSENT = {
         "form that cannot be turned back into the ID, so that nobody takes part twice.\n\n"
         "Use of your answers. Your answers are scored per moral foundation and may be published as an anonymous "
         "data set for research, and as the human reference the models are compared with.\n\n"
-        'Withdrawing. You may stop at any time. Until you close the study, a "withdraw" link deletes everything '
-        "you gave us."
+        "Withdrawing. You may stop at any time. When you agree you get a participant reference, shown at the foot of "
+        "every page and at the end: with it you can withdraw at any time, from any browser (the link at the foot of "
+        "every page), and everything you gave us is deleted."
     ),
     "consent_statement": (
         "I have read the information above, I am 18 or older, and I agree to take part and to the research use of "

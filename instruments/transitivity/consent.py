@@ -20,8 +20,9 @@ TRANSITIVITY_CONSENT = {
         "scrambled (keyed-hash) form that cannot be turned back into the ID, so that nobody takes part twice.\n\n"
         "Use of your answers. Your choices are tested for a consistent ordering of moral principles and may be "
         "published as an anonymous data set for research.\n\n"
-        'Withdrawing. You may stop at any time. Until you close the study, a "withdraw" link deletes everything '
-        "you gave us."
+        "Withdrawing. You may stop at any time. When you agree you get a participant reference, shown at the foot of "
+        "every page and at the end: with it you can withdraw at any time, from any browser (the link at the foot of "
+        "every page), and everything you gave us is deleted."
     ),
     "consent_statement": (
         "I have read the information above, I am 18 or older, and I agree to take part and to the research "

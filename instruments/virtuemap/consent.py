@@ -25,8 +25,9 @@ VALIDATION_CONSENT = {
         "Every question can be skipped.\n\n"
         "Use of your answers. Your answers decide which orderings become the keys used to score profiles, and "
         "they may be published as an anonymous data set for research.\n\n"
-        'Withdrawing. You may stop at any time. Until you close the study, a "withdraw" link on every page '
-        "deletes everything you gave us."
+        "Withdrawing. You may stop at any time. When you agree you get a participant reference, shown at the foot of "
+        "every page and at the end: with it you can withdraw at any time, from any browser (the link at the foot of "
+        "every page), and everything you gave us is deleted."
     ),
     "consent_statement": (
         "I have read the information above, I am 18 or older, and I agree to take part and to the research "
@@ -44,7 +45,9 @@ PROFILING_CONSENT = {
         "random number so that they can be used for research, for example to compare people with language "
         "models. We do not store your name, e-mail, IP address or browser details, and we ask nothing about "
         "you.\n\n"
-        'Withdrawing. Until you close the questionnaire, a "withdraw" link deletes everything you gave us.'
+        "Withdrawing. When you agree you get a participant reference, shown at the foot of every page: with it you "
+        "can withdraw at any time, from any browser (the link at the foot of every page), and everything stored is "
+        "deleted."
     ),
     "consent_statement": "I am 18 or older and I agree to the research use of my anonymous answers.",
     # The first built-in wording, which promised optional questions the questionnaire never asks.

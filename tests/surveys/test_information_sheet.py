@@ -152,9 +152,14 @@ def _earlier_built_in_text(study: str, **changes) -> ConsentText:
     """The study's first built-in wording as a deployment installed it before the sheets computed their length."""
     from instruments.moralbench.consent import MORALBENCH_CONSENT
 
+    sheet = MORALBENCH_CONSENT["information_sheet"]
+    sheet = sheet[: sheet.index("Withdrawing.")] + (
+        'Withdrawing. You may stop at any time. Until you close the study, a "withdraw" link deletes everything you '
+        "gave us."
+    )
     earlier = {
         "title": MORALBENCH_CONSENT["title"],
-        "information_sheet": MORALBENCH_CONSENT["information_sheet"].replace(
+        "information_sheet": sheet.replace(
             "answers is random and recorded.", "answers is random and recorded. It takes about 10 to 15 minutes."
         ),
         "consent_statement": MORALBENCH_CONSENT["consent_statement"],
