@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 
 from instruments import registry
 from instruments.base import RespondentAnswerTable, RespondentColumn
-from surveys import services
+from surveys import references, services
 from surveys.dashboard import dashboard_context
 from surveys.diagnostics import flags_text, session_diagnostics, summary_lines
 from surveys.models import ConsentText, QuestionnaireAnswer, QuestionnaireSession, Respondent
@@ -92,7 +92,7 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
     ]
     list_filter = ["study", "language", "flagged", SuspicionFilter, "panel", "consent_version"]
     search_fields = ["id"]
-    search_help_text = "A respondent's id, or its beginning."
+    search_help_text = "A respondent's id or its beginning, or the participant reference a participant quotes."
     actions = ["withdraw"]
     change_list_template = "admin/surveys/respondent/change_list.html"
 
@@ -111,6 +111,15 @@ class RespondentAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
             .select_related("questionnaire_session")
             .prefetch_related("questionnaire_session__answers")
         )
+
+    def get_search_results(self, request, queryset, search_term):
+        """By id (or its beginning), and by participant reference — compared through its keyed hash, the only form
+        stored — so a participant who writes in with their reference can be found and withdrawn."""
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        reference = references.reference_normalise(search_term)
+        if reference is not None:
+            results = results | queryset.filter(reference_hash=references.reference_hash(reference))
+        return results, may_have_duplicates
 
     def get_list_display(self, request):
         return [*self.list_display, *(_column_cell(studies, column) for studies, column in _instrument_columns())]

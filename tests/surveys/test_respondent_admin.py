@@ -26,6 +26,18 @@ def test_a_respondent_is_found_by_the_beginning_of_their_id(admin_client, respon
     assert str(answered.pk) in page and str(respondent.pk) not in page
 
 
+def test_a_respondent_is_found_by_the_participant_reference_they_quote(admin_client, consent_texts):
+    from surveys.services import respondent_consent
+
+    quoting = respondent_consent(study="transitivity", consent_version="1", accept=True)
+    other = respondent_consent(study="transitivity", consent_version="1", accept=True).respondent
+    typed = quoting.reference.lower().replace("-", " ")  # as a participant might write it
+
+    page = admin_client.get(LIST, {"q": typed}).content.decode()
+
+    assert str(quoting.respondent.pk) in page and str(other.pk) not in page
+
+
 def test_a_respondent_s_page_shows_their_questionnaire_answers_and_no_save_button(admin_client, answered):
     page = admin_client.get(f"{LIST}{answered.pk}/change/").content.decode()
 
