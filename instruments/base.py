@@ -632,12 +632,12 @@ class Instrument:
         person's own cross-instrument page; None when they have taken none of its questionnaires. Answers are read
         where they are: stored only for a respondent who consented; nothing is stored here."""
         from surveys.questionnaire import questionnaire_answers, questionnaire_session_get
-        from surveys.questionnaire_views import session_key
         from surveys.selectors import respondent_by_id
+        from surveys.web import respondent_session_key
 
         for study in self.studies:
             questionnaire = self.questionnaire(study.slug)
-            respondent_id = request.session.get(session_key(study.slug))
+            respondent_id = request.session.get(respondent_session_key(study.slug))
             if questionnaire is None or not respondent_id:
                 continue
             respondent = respondent_by_id(respondent_id=respondent_id, study=study.slug)
