@@ -121,14 +121,14 @@ def test_the_study_works_without_javascript(page_without_javascript, study):
     consent(page)
     # Both buttons are always enabled without the script; a button that does not fit the list is explained.
     page.get_by_role("button", name="Submit my correction").click()
-    assert page.get_by_text("This is still the proposed order").is_visible()
+    expect(page.get_by_text("This is still the proposed order")).to_be_visible()
     page.get_by_role("button", name="Confirm", exact=True).click()
     first = ranking_letters(page)[0]
     second = ranking_letters(page)[1]
     page.get_by_label("Position").nth(0).select_option("2")
     page.get_by_label("Position").nth(1).select_option("1")
     page.get_by_role("button", name="Confirm", exact=True).click()
-    assert page.get_by_text("You have moved responses").is_visible()
+    expect(page.get_by_text("You have moved responses")).to_be_visible()
     page.get_by_label("Position").nth(0).select_option("2")
     page.get_by_label("Position").nth(1).select_option("1")
     page.get_by_role("button", name="Submit my correction").click()

@@ -14,7 +14,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from django.urls.exceptions import Resolver404
 
 # Values tried for each path parameter until the URL resolves back to the same view.
-SAMPLE_VALUES = ["1", "surveys", "D1", "x", "00000000-0000-0000-0000-000000000000", "openai/gpt-5"]
+SAMPLE_VALUES = ["1", "surveys", "D1", "x", "00000000-0000-0000-0000-000000000000", "openai/gpt-5", "svg"]
 METHODS = ["post", "put", "patch", "delete"]
 # 400: the body was refused (stateless or anonymous endpoints), 401/403: no credentials or CSRF token,
 # 404: nothing there for this client, 405: the route does not take the method, 429: throttled.
