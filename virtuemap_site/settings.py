@@ -88,6 +88,7 @@ TEMPLATES = [
                 "surveys.context_processors.participant_references",
                 "instruments.context_processors.navigation",
             ],
+            "builtins": ["virtuemap_site.template_tags"],
         },
     },
 ]
