@@ -158,6 +158,8 @@ def test_a_panel_participant_who_declines_gets_the_no_consent_code_and_nothing_i
     page = response.content.decode()
     assert "Nothing was stored" in page and "N0CONSENT" in page
     assert 'href="https://panel.example/complete?cc=N0CONSENT"' in page
+    assert "<title>Nothing was stored — VirtueMap</title>" in page  # the code is in the page, once, not in its title
+    assert page.count("N0CONSENT") == 2  # the code shown, and in the link back
     assert not QuestionnaireSession.objects.exists()
 
 
