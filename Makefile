@@ -2,10 +2,13 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.requirements-installed
+# The interface's Chinese catalogue, compiled by Babel (pure Python; no GNU gettext needed).
+PO     := locale/zh_Hans/LC_MESSAGES/django.po
+MO     := $(PO:.po=.mo)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run serve test test-slow lint format bench bench-api bench-load clean
+.PHONY: run serve test test-slow lint format messages bench bench-api bench-load clean
 
 $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -16,7 +19,14 @@ $(STAMP): requirements.txt | $(PY)
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
-run: $(STAMP)
+$(MO): $(PO) $(STAMP)
+	$(VENV)/bin/pybabel --quiet compile --domain django --directory locale
+
+# What the catalogue lacks, as .po entries to translate and append to $(PO).
+messages: $(STAMP)
+	$(PY) manage.py check_translations --stubs
+
+run: $(STAMP) $(MO)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_instrument
 	$(PY) manage.py open_validation --first-time
@@ -24,14 +34,14 @@ run: $(STAMP)
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 # The production stack on one machine (gunicorn, Celery worker and beat); needs DATABASE_URL and REDIS_URL.
-serve: $(STAMP)
+serve: $(STAMP) $(MO)
 	PORT=$(PORT) HOST=$(HOST) exec scripts/serve
 
-test: $(STAMP)
+test: $(STAMP) $(MO)
 	$(PY) -m pytest
 
 # The end-to-end runs of the embedded model that take longer than CI allows (marked slow); run them before a release.
-test-slow: $(STAMP)
+test-slow: $(STAMP) $(MO)
 	$(PY) -m pytest -m slow
 
 lint: $(STAMP)
@@ -56,4 +66,4 @@ bench-load: $(STAMP)
 	$(PY) benchmarks/load.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache $(MO)

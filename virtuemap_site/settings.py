@@ -61,6 +61,9 @@ MIDDLEWARE = [
     "virtuemap_site.request_guards.ReadOnlyCorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the panel link's or the switch's ?lang=, then the language cookie, then Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
+    "virtuemap_site.i18n.LanguageFromLinkMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -83,10 +86,12 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "surveys.context_processors.participant_references",
                 "instruments.context_processors.navigation",
+                "virtuemap_site.i18n.language_switch",
             ],
             "builtins": ["virtuemap_site.template_tags"],
         },
@@ -109,7 +114,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The interface's languages (docs/translations.md); the catalogue is locale/zh_Hans/LC_MESSAGES/django.po, compiled by
+# `make` with Babel (no GNU gettext needed).
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
