@@ -173,3 +173,18 @@ def test_every_page_offers_the_other_language_on_the_same_page(client):
     page = client.get("/withdraw/?panel=x").content.decode()
     assert 'href="/withdraw/?lang=zh-hans&amp;panel=x"' in page
     assert "简体中文" in page and "English" in page
+
+
+def test_deduplicate_keeps_the_first_copy_of_an_entry_two_merged_branches_both_added(tmp_path):
+    merged = tmp_path / "django.po"
+    merged.write_text(
+        'msgid ""\nmsgstr ""\n"Language: zh_Hans\\n"\n\n'
+        '# one branch\nmsgid "Back"\nmsgstr "上一页"\n'
+        '# the other branch, glued on by the union merge\nmsgid "Back"\nmsgstr "返回"\n\n'
+        'msgid "Next"\nmsgstr "下一页"\n',
+        encoding="utf-8",
+    )
+    assert catalogue.deduplicate(merged) == 1
+    text = merged.read_text(encoding="utf-8")
+    assert text.count('msgid "Back"') == 1 and "上一页" in text and "返回" not in text and "下一页" in text
+    assert [key.singular for key, _ in catalogue.catalogue_keys(merged)] == ["Back", "Next"]
