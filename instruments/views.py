@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from instruments import pictures, profiles, registry
@@ -233,9 +234,9 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
 
 # Where an instrument's paper tables already have a page of their own (they are not drawn twice).
 PAPER_TABLES = {
-    "moralbench": ("moralbench:models", "MoralBench's Tables 1 and 2 (binary and comparative sets)"),
-    "amaeval": ("amaeval:about", "AMAeval's Table 3"),
-    "transitivity": ("transitivity:models", "the transitivity test's verdict counts per model"),
+    "moralbench": ("moralbench:models", gettext_lazy("MoralBench's Tables 1 and 2 (binary and comparative sets)")),
+    "amaeval": ("amaeval:about", gettext_lazy("AMAeval's Table 3")),
+    "transitivity": ("transitivity:models", gettext_lazy("the transitivity test's verdict counts per model")),
 }
 
 
