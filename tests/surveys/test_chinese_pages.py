@@ -5,8 +5,10 @@ as they were."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import translation
 
@@ -101,6 +103,14 @@ def test_the_optional_questions_are_asked_in_the_active_language():
         assert ("", "不愿透露") in form.fields["gender"].choices
         assert ("zh", "中文") in form.fields["native_language"].choices
     assert ("zh", "Chinese") in DemographicsForm().fields["native_language"].choices
+
+
+def test_the_ranking_announces_its_moves_in_the_language_of_the_page():
+    form = SimpleNamespace(initial_order="ABCDE", prefix="", non_field_errors=[], items=[])
+    with translation.override("zh-hans"):
+        ranking = render_to_string("components/ranking.html", {"form": form, "legend": "D1"})
+    assert 'data-moved-message="选项 {letter} 现在位于第 {position} 位（共 5 位）。"' in ranking
+    assert "为每个选项指定一个位置，从 1（最前）到 5（最后）。" in ranking
 
 
 def test_an_api_error_comes_back_in_the_language_of_accept_language(client):
