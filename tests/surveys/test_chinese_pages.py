@@ -61,7 +61,7 @@ def test_the_consent_page_is_in_chinese(client):
 
 def test_the_pages_of_the_participant_reference_are_in_chinese(client):
     withdraw = page(client, "/withdraw/?lang=zh-hans")
-    assert CHINESE in withdraw and "<h1>凭参与者编号退出研究</h1>" in withdraw and "退出研究并删除我的回答" in withdraw
+    assert CHINESE in withdraw and "<h1>凭参与者编号退出研究</h1>" in withdraw and "退出并删除我的回答" in withdraw
     assert "12 位字母和数字，例如 7KQ4-M2XD-9PBR。" in withdraw
     resume = page(client, "/resume/?lang=zh-hans")
     assert CHINESE in resume and "<h1>凭参与者编号继续作答</h1>" in resume
@@ -70,7 +70,7 @@ def test_the_pages_of_the_participant_reference_are_in_chinese(client):
 def test_a_questionnaire_item_is_in_chinese(client):
     item = page(consented(client), ITEM)
     assert CHINESE in item
-    assert "已回答 0 / 3" in item and "下一页" in item and "你的回答以匿名方式保存" in item
+    assert "共 3 项，已回答 0 项" in item and "下一页" in item and "你的回答已匿名保存" in item
 
 
 def test_declining_says_in_chinese_that_nothing_was_stored(client):
@@ -81,7 +81,7 @@ def test_declining_says_in_chinese_that_nothing_was_stored(client):
 
 def test_the_withdrawn_page_lists_what_was_deleted_in_chinese(client):
     withdrawn = consented(client).post(WITHDRAW).content.decode()
-    assert CHINESE in withdrawn and "你的回答已被删除" in withdrawn
+    assert CHINESE in withdrawn and "你的回答已删除" in withdrawn
     assert "已删除 2 条记录：" in withdrawn and "知情同意记录及选填信息" in withdrawn and "问卷会话" in withdrawn
 
 
