@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from unittest import mock
 
 import pytest
+from django.db import OperationalError
 from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import translation
@@ -82,7 +84,8 @@ def test_declining_says_in_chinese_that_nothing_was_stored(client):
 def test_the_withdrawn_page_lists_what_was_deleted_in_chinese(client):
     withdrawn = consented(client).post(WITHDRAW).content.decode()
     assert CHINESE in withdrawn and "你的回答已删除" in withdrawn
-    assert "已删除 2 条记录：" in withdrawn and "知情同意记录及选填信息" in withdrawn and "问卷会话" in withdrawn
+    assert "已删除 2 条记录：" in withdrawn and "问卷会话</span>：<strong data-count>1<" in withdrawn
+    assert "知情同意记录及选填信息" in withdrawn
 
 
 def test_form_errors_come_back_in_chinese(client):
@@ -123,6 +126,14 @@ def test_an_api_error_comes_back_in_the_language_of_accept_language(client):
     assert not_json.status_code == 415 and not_json.json()["message"].startswith("请以 JSON 格式发送请求体")
     english = client.get("/api/v1/no-such-thing/", headers={"accept-language": "en"})
     assert english.json()["message"].startswith("No API endpoint at /api/v1/no-such-thing/;")
+
+
+def test_the_database_being_down_is_said_in_chinese(client):
+    down = mock.patch("instruments.virtuemap.study_views.study_is_open", side_effect=OperationalError("refused"))
+    with down:
+        unavailable = client.get("/study/?lang=zh-hans")
+    assert unavailable.status_code == 503
+    assert CHINESE in unavailable.content.decode() and "<h1>暂时无法访问</h1>" in unavailable.content.decode()
 
 
 def test_the_same_pages_stay_english_in_english(client):
