@@ -16,9 +16,10 @@ from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.models import Assignment, ValidationResponse
 from instruments.virtuemap.plugin import VALIDATION
-from instruments.virtuemap.selectors import assignment_for_display, key_edition, respondent_progress, study_is_open
+from instruments.virtuemap.selectors import assignment_for_display, respondent_progress, study_is_open
 from instruments.virtuemap.validation import (
     attention_check_submit,
+    edition_of_arrival,
     validation_next_assignment,
     validation_response_submit,
 )
@@ -56,13 +57,6 @@ def _no_respondent(request: HttpRequest) -> HttpResponse:
     return redirect(reverse("study-landing") + (f"?{query}" if query else ""))
 
 
-def _edition_of_arrival() -> str:
-    """The edition a visitor would validate: that of the consent text they would agree to (in their language when
-    the study has one, else English; `Respondent.language`)."""
-    text = consent_text_current(study=VALIDATION)
-    return key_edition(text.language if text else None)
-
-
 def study_landing(request: HttpRequest) -> HttpResponse:
     if finished := respondent_finished_for_arrival(study=VALIDATION, params=request.GET):
         return _thanks(request, finished)
@@ -72,7 +66,7 @@ def study_landing(request: HttpRequest) -> HttpResponse:
         {
             "respondent": _session_respondent(request),
             "panel_query": _panel_query(request),
-            "study_open": study_is_open(language=_edition_of_arrival()),
+            "study_open": study_is_open(language=edition_of_arrival()),
             "length": registry.instrument(SLUG).study_length(VALIDATION, {}),
         },
     )

@@ -31,10 +31,12 @@ from instruments.virtuemap.models import (
     KeyDecision,
     ValidationResponse,
 )
+from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.services import INSTRUMENT_FIXTURE
 from scoring.promotion import PromotionOutcome, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys.models import Respondent
+from surveys.selectors import consent_text_current
 from surveys.services import respondent_complete
 from virtuemap_site.errors import ApplicationError
 
@@ -131,6 +133,13 @@ def validation_open(
         key_decision_record(candidate=candidate, action=KeyDecision.Action.OPENED, reason=reason)
         created.append(candidate)
     return created
+
+
+def edition_of_arrival() -> str:
+    """The edition a visitor of this request would validate: that of the consent text they would agree to (in their
+    language when the study has one, else English), which becomes their `Respondent.language`."""
+    text = consent_text_current(study=VALIDATION)
+    return selectors.key_edition(text.language if text else None)
 
 
 def attention_check_positions(*, items: int, checks: int) -> set[int]:

@@ -237,3 +237,12 @@ def test_the_key_list_api_and_the_admin_show_each_edition(small_study, admin_cli
     assert [(key["language"], key["round"]) for key in english] == [("en", 0)]
     assert [(key["language"], key["round"], key["provenance"]) for key in chinese] == [("zh-hans", 1, "english_key")]
     assert "D1 × wisdom" in listed and "1 key candidate" in listed
+
+
+def test_the_study_length_counts_the_open_orderings_of_the_arrival_edition(small_study):
+    open_chinese(*PAIRS)
+
+    chinese = APIClient(HTTP_ACCEPT_LANGUAGE="zh-hans").get(f"{STUDY_API}/consent/").json()
+    english = APIClient().get(f"{STUDY_API}/consent/").json()
+
+    assert (chinese["items"], english["items"]) == (2, 0)
