@@ -7,7 +7,8 @@ def record_english_keys(apps, schema_editor):
     """Every stored profile was scored in English with English keys (the only edition until now): say so."""
     KeyCandidate = apps.get_model("virtuemap", "KeyCandidate")
     ProfilingSubmission = apps.get_model("virtuemap", "ProfilingSubmission")
-    pairs = dict((pk, (dilemma, virtue)) for pk, dilemma, virtue in KeyCandidate.objects.values_list("pk", "dilemma_id", "virtue_id"))
+    rows = KeyCandidate.objects.values_list("pk", "dilemma_id", "virtue_id")
+    pairs = {pk: (dilemma, virtue) for pk, dilemma, virtue in rows}
     for submission in ProfilingSubmission.objects.all():
         used = {}
         for key_id in submission.keys_used or []:

@@ -246,3 +246,18 @@ def test_the_study_length_counts_the_open_orderings_of_the_arrival_edition(small
     english = APIClient().get(f"{STUDY_API}/consent/").json()
 
     assert (chinese["items"], english["items"]) == (2, 0)
+
+
+def test_a_researcher_reopening_a_chinese_key_reopens_it_in_its_edition_only(small_study, researcher):
+    from instruments.virtuemap.keys import key_candidate_reject, key_candidate_reopen
+
+    english_open = validation_open(pairs=[("D1", "wisdom")])[0]
+    open_chinese("D1:wisdom")
+    chinese = KeyCandidate.objects.get(language="zh-hans")
+    key_candidate_reject(candidate=chinese, user=researcher, reason="the translation of C was wrong")
+
+    reopened = key_candidate_reopen(candidate=chinese, user=researcher, reason="translation fixed")
+
+    assert (reopened.language, reopened.round, reopened.status) == ("zh-hans", 2, "open")
+    english_open.refresh_from_db()
+    assert english_open.status == "open"
