@@ -297,6 +297,10 @@ def test_the_results_page_names_the_virtues_and_dilemmas_in_chinese(client, inst
 
 
 def test_the_study_item_page_in_chinese_shows_the_dilemma_and_the_virtue_in_chinese(client, open_candidate):
+    # A Chinese respondent validates the Chinese edition's candidates: open its round for the same pair.
+    from instruments.virtuemap.validation import validation_open
+
+    validation_open(pairs=[("D1", "wisdom")], language="zh-hans")
     consent = client.get("/study/consent/?lang=zh-hans").content.decode()
     assert "检验各种排序能否体现美德" in consent
     client.post("/study/consent/", {"agree": "on", "accept": "1"})
@@ -375,6 +379,10 @@ def test_the_virtue_api_in_chinese_keeps_ids_and_greek_names(client, instrument)
 
 def test_the_study_api_serves_the_item_in_the_request_language(open_candidate):
     from rest_framework.test import APIClient
+
+    from instruments.virtuemap.validation import validation_open
+
+    validation_open(pairs=[("D1", "wisdom")], language="zh-hans")  # a Chinese respondent validates the Chinese edition
 
     api = APIClient(HTTP_ACCEPT_LANGUAGE="zh-hans")
     created = api.post("/api/v1/study/consent/", {"consent_version": "1", "accept": True}, format="json").json()
