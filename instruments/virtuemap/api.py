@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -248,10 +249,8 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
     )
     def post(self, request: Request) -> Response:
         if not isinstance(request.data, dict):
-            raise ApplicationError(
-                'the body must be a JSON object with "rankings"',
-                {"errors": [{"dilemma": None, "problem": "not_an_object", "message": "the body is not an object"}]},
-            )
+            problem = {"dilemma": None, "problem": "not_an_object", "message": _("the body is not an object")}
+            raise ApplicationError(_('the body must be a JSON object with "rankings"'), {"errors": [problem]})
         refuse_unknown_fields(request.data, ("rankings", "language"))
         language = _edition_parameter(request.data.get("language", selectors.ENGLISH))
         result = services.profile_score(rankings=request.data.get("rankings"), language=language)
@@ -431,7 +430,7 @@ class ModelDetailApi(ConditionalGetMixin, APIView):
     def get(self, request: Request, slug: str) -> Response:
         self.profile = selectors.published_profile_get(slug=slug)
         if self.profile is None:
-            raise NotFound(f"No published profile for model {slug!r}.")
+            raise NotFound(_("No published profile for model %(slug)s.") % {"slug": repr(slug)})
         current = {VirtueMap.identity.slug: VirtueMap().result_dependencies()}
         return Response(ModelProfileOutputSerializer(self.profile, context={"current_dependencies": current}).data)
 

@@ -11,6 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 WIDTH = 540
 HEIGHT = 360
 CENTRE = (WIDTH / 2, 185.0)
@@ -147,12 +149,12 @@ def radar_chart(
         polygon = " ".join(point.svg for point in points) if len(points) >= 3 else ""
         drawn.append(DrawnSeries(label=one.label, style=one.style, points=points, polygon=polygon))
     if axis_min > 0:
-        caption = (
-            f"Scores are on a 0–100 scale. To make differences easier to see, the centre of the chart is "
-            f"{axis_min:g}, not 0."
-        )
+        caption = _(
+            "Scores are on a 0–100 scale. To make differences easier to see, the centre of the chart is %(centre)s, "
+            "not 0."
+        ) % {"centre": f"{axis_min:g}"}
     else:
-        caption = "Scores are on a 0–100 scale; the centre of the chart is 0."
+        caption = _("Scores are on a 0–100 scale; the centre of the chart is 0.")
     left, right = _label_extent(labels)
     min_x = min(0.0, left - 4)
     width = max(float(WIDTH), right + 4) - min_x

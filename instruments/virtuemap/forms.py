@@ -8,9 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from instruments.virtuemap.models import VirtueMapProfile
 from instruments.virtuemap.plugin import VirtueMap
+from instruments.virtuemap.ranking_errors import shared_positions_message
 from instruments.virtuemap.selectors import virtue_list
 from scoring.rankings import OPTIONS, RankingError, ranking_from_positions, validate_ranking
 
@@ -43,7 +46,10 @@ class RankingForm(forms.Form):
         choices = [(str(position), str(position)) for position in range(1, len(OPTIONS) + 1)]
         for position, letter in enumerate(self.initial_ranking, start=1):
             self.fields[f"position_{letter}"] = forms.TypedChoiceField(
-                label=f"Position of response {letter}", choices=choices, coerce=int, initial=position
+                label=_("Position of response %(letter)s") % {"letter": letter},
+                choices=choices,
+                coerce=int,
+                initial=position,
             )
 
     def clean(self) -> dict:
@@ -53,8 +59,12 @@ class RankingForm(forms.Form):
         positions = {letter: cleaned.get(f"position_{letter}") for letter in OPTIONS}
         try:
             cleaned["ranking"] = ranking_from_positions(positions)
-        except RankingError as error:
-            raise forms.ValidationError(f"Please give each response its own position: {error}.") from None
+        except RankingError:
+            # The only problem left once every field holds a position from 1 to 5 is two responses sharing one.
+            problem = shared_positions_message(positions)
+            raise forms.ValidationError(
+                _("Please give each response its own position: %(problem)s.") % {"problem": problem}
+            ) from None
         return cleaned
 
     @property
@@ -83,10 +93,14 @@ class ModelProfileFormBase(forms.ModelForm):
     """
 
     consistency = forms.FloatField(
-        label="Consistency (0–100)", required=False, min_value=0, max_value=100, help_text="C = 100·(τ̄+1)/2."
+        label=gettext_lazy("Consistency (0–100)"),
+        required=False,
+        min_value=0,
+        max_value=100,
+        help_text="C = 100·(τ̄+1)/2.",
     )
-    runs = forms.IntegerField(label="Valid full runs (n)", min_value=1)
-    invalid_count = forms.IntegerField(label="Invalid answers", min_value=0, initial=0)
+    runs = forms.IntegerField(label=gettext_lazy("Valid full runs (n)"), min_value=1)
+    invalid_count = forms.IntegerField(label=gettext_lazy("Invalid answers"), min_value=0, initial=0)
 
     class Meta:
         model = VirtueMapProfile
@@ -109,7 +123,7 @@ class ModelProfileFormBase(forms.ModelForm):
         model = cleaned.get("model")
         others = VirtueMapProfile.objects.filter(model=model, instrument=VirtueMap.identity.slug, language="en")
         if model is not None and others.exclude(pk=self.instance.pk).exists():
-            self.add_error("model", "This model already has a published profile: edit that one instead.")
+            self.add_error("model", _("This model already has a published profile: edit that one instead."))
         profile_stats = {}
         for virtue_id in self.virtue_ids:
             mean = cleaned.get(f"mean_{virtue_id}")
@@ -151,10 +165,12 @@ def model_profile_form_class() -> type[ModelProfileFormBase]:
     virtue_ids = []
     for virtue in virtue_list():
         virtue_ids.append(virtue.id)
-        fields[f"mean_{virtue.id}"] = forms.FloatField(label=f"{virtue.name}: mean", min_value=0, max_value=100)
+        fields[f"mean_{virtue.id}"] = forms.FloatField(
+            label=_("%(virtue)s: mean") % {"virtue": virtue.name}, min_value=0, max_value=100
+        )
         fields[f"std_{virtue.id}"] = forms.FloatField(label="std", required=False, min_value=0)
         fields[f"ci_half_width_{virtue.id}"] = forms.FloatField(
-            label="95% CI half-width", required=False, min_value=0, max_value=100
+            label=gettext_lazy("95% CI half-width"), required=False, min_value=0, max_value=100
         )
     fields["virtue_ids"] = tuple(virtue_ids)
     return type("ModelProfileForm", (ModelProfileFormBase,), fields)

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from instruments.base import Figure, FigureContext, PeopleFigure, ProfileSection
 from instruments.virtuemap.charts import RadarSeries, radar_chart
@@ -17,7 +18,10 @@ from scoring.moralbench import distribution
 # The radar component's series styles: the first subject drawn as the model, the others in turn.
 SERIES_STYLES = ("model", "second", "third", "fourth", "fifth", "sixth")
 PEOPLE_STYLE = "person"
-GROUP = "Virtue scores and consistency (0–100)"
+
+
+def _group() -> str:
+    return _("Virtue scores and consistency (0–100)")
 
 
 def figure_context() -> FigureContext:
@@ -39,6 +43,7 @@ def figures(summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
     stats = summary.get("profile_stats") or {}
     runs = int(summary.get("runs") or 0)
     order = list(context.labels) or list(stats)
+    group = _group()
     found = [
         Figure(
             key=virtue,
@@ -46,12 +51,12 @@ def figures(summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
             mean=(stats.get(virtue) or {}).get("mean"),
             std=(stats.get(virtue) or {}).get("std"),
             n=runs,
-            group=GROUP,
+            group=group,
         )
         for virtue in order
         if virtue in stats
     ]
-    found.append(Figure(key="consistency", label="Consistency", mean=summary.get("consistency"), group=GROUP))
+    found.append(Figure(key="consistency", label=_("Consistency"), mean=summary.get("consistency"), group=group))
     return found
 
 
@@ -67,7 +72,8 @@ def section(summaries: Sequence[tuple[str, Mapping[str, Any]]], context: FigureC
     people_n = max((figure.n for figure in context.people.values()), default=0)
     if context.people:
         medians = [context.people[virtue].median if virtue in context.people else None for virtue in virtues]
-        series.append(RadarSeries(f"People, median (N = {people_n})", medians, PEOPLE_STYLE))
+        label = _("People, median (N = %(people)s)") % {"people": people_n}
+        series.append(RadarSeries(label, medians, PEOPLE_STYLE))
     return ProfileSection(
         template="virtuemap/_profile_section.html",
         context={"chart": radar_chart(axis_labels=names, series=series), "people_n": people_n},

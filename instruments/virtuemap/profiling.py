@@ -7,11 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from instruments.virtuemap.models import (
     ProfilingSubmission,
 )
 from instruments.virtuemap.plugin import PROFILING
+from instruments.virtuemap.ranking_errors import ranking_problem_message
 from instruments.virtuemap.selectors import (
     ENGLISH,
     ProfileScoringContext,
@@ -117,10 +119,10 @@ def profile_score(
 
 def _checked_rankings(rankings: object, context: ProfileScoringContext) -> dict[str, tuple[str, ...] | None]:
     if rankings is None:
-        raise _ranking_errors([(None, RankingProblem.EMPTY_BODY, 'the body needs "rankings": {"D1": [...], ...}')])
+        raise _ranking_errors([(None, RankingProblem.EMPTY_BODY, _('the body needs "rankings": {"D1": [...], ...}'))])
     if not isinstance(rankings, Mapping):
         raise _ranking_errors(
-            [(None, RankingProblem.NOT_AN_OBJECT, '"rankings" must be an object of dilemma id → ranking')]
+            [(None, RankingProblem.NOT_AN_OBJECT, _('"rankings" must be an object of dilemma id → ranking'))]
         )
     dilemmas, table = context.dilemmas, context.alignments
     checked: dict[str, tuple[str, ...] | None] = {}
@@ -131,7 +133,8 @@ def _checked_rankings(rankings: object, context: ProfileScoringContext) -> dict[
                 (
                     dilemma,
                     RankingProblem.UNKNOWN_DILEMMA,
-                    f"unknown dilemma {dilemma!r}; dilemmas are {', '.join(dilemmas)}",
+                    _("unknown dilemma %(dilemma)s; dilemmas are %(dilemmas)s")
+                    % {"dilemma": repr(dilemma), "dilemmas": ", ".join(dilemmas)},
                 )
             )
         elif ranking is None:
@@ -143,7 +146,7 @@ def _checked_rankings(rankings: object, context: ProfileScoringContext) -> dict[
             try:
                 checked[dilemma] = validate_ranking(ranking)
             except RankingError as error:
-                errors.append((dilemma, _ranking_problem(ranking), str(error)))
+                errors.append((dilemma, _ranking_problem(ranking), ranking_problem_message(ranking) or str(error)))
     if errors:
         raise _ranking_errors(errors)
     return checked
@@ -168,7 +171,7 @@ def _ranking_problem(ranking: object) -> str:
 
 
 def _ranking_errors(errors: list[tuple[str | None, str, str]]) -> ApplicationError:
-    described = [f"{dilemma}: {message}" if dilemma else message for dilemma, _, message in errors]
+    described = [f"{dilemma}: {message}" if dilemma else message for dilemma, _problem, message in errors]
     return ApplicationError(
         "; ".join(described),
         {"errors": [{"dilemma": d, "problem": problem, "message": m} for d, problem, m in errors]},
@@ -196,7 +199,7 @@ def profiling_submission_store(
     consent to the profiling study's text covers these answers, and rankings that `profile_score` refuses.
     """
     if respondent.study != PROFILING:
-        raise ApplicationError("Only consent to the profiling questionnaire covers storing its answers.", status=403)
+        raise ApplicationError(_("Only consent to the profiling questionnaire covers storing its answers."), status=403)
     language = key_edition(language)
     result = profile_score(rankings={d: (list(r) if r else None) for d, r in rankings.items()}, language=language)
     start_orders = dict(start_orders or {})
@@ -205,13 +208,17 @@ def profiling_submission_store(
         try:
             validate_ranking(list(order))
         except RankingError as error:
-            raise ApplicationError(f"Start order of {dilemma}: {error}.", {"field": "start_orders"}) from None
+            problem = ranking_problem_message(list(order)) or str(error)
+            raise ApplicationError(
+                _("Start order of %(dilemma)s: %(problem)s.") % {"dilemma": dilemma, "problem": problem},
+                {"field": "start_orders"},
+            ) from None
     if any(not rankings.get(dilemma) for dilemma in kept_unmoved):
-        raise ApplicationError("A dilemma kept unmoved must have a ranking.", {"field": "kept_unmoved"})
+        raise ApplicationError(_("A dilemma kept unmoved must have a ranking."), {"field": "kept_unmoved"})
     earlier = ProfilingSubmission.objects.filter(respondent=respondent).values_list("start_orders", flat=True).first()
     # A start order once recorded stands: a browser that resumed with the participant reference never saw it.
     start_orders = {**{d: o for d, o in (earlier or {}).items() if d in rankings}, **start_orders}
-    submission, _ = ProfilingSubmission.objects.update_or_create(
+    submission, _created = ProfilingSubmission.objects.update_or_create(
         respondent=respondent,
         defaults={
             "start_orders": start_orders,

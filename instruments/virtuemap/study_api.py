@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import (
     OpenApiResponse,
@@ -85,11 +86,13 @@ class RespondentTokenAuthentication(authentication.BaseAuthentication):
             return None
         respondent = respondent_by_token(token=token, study=STUDY)
         if respondent is None:
-            raise exceptions.AuthenticationFailed(f"Unknown {TOKEN_HEADER}: consent first, or use the token it gave.")
+            raise exceptions.AuthenticationFailed(
+                _("Unknown %(header)s: consent first, or use the token it gave.") % {"header": TOKEN_HEADER}
+            )
         if request.method != "DELETE" and respondent_token_expired(respondent=respondent):
             raise exceptions.AuthenticationFailed(
-                f"This {TOKEN_HEADER} has expired (tokens last {settings.STUDY_TOKEN_TTL_HOURS} h); "
-                "withdrawing with it still works."
+                _("This %(header)s has expired (tokens last %(hours)s h); withdrawing with it still works.")
+                % {"header": TOKEN_HEADER, "hours": settings.STUDY_TOKEN_TTL_HOURS}
             )
         return (None, respondent)
 
@@ -117,13 +120,21 @@ class StudyApiOpen(permissions.BasePermission):
             if any(hmac.compare_digest(sent, key.encode()) for key in settings.STUDY_API_CLIENT_KEYS):
                 return True
             raise exceptions.PermissionDenied(
-                f"The study API takes only registered front ends: send the site's client key as {CLIENT_HEADER}."
+                _("The study API takes only registered front ends: send the site's client key as %(header)s.")
+                % {"header": CLIENT_HEADER}
             )
-        raise exceptions.PermissionDenied("The study API is turned off on this site; take part through its pages.")
+        raise exceptions.PermissionDenied(_("The study API is turned off on this site; take part through its pages."))
+
+
+def token_missing_message() -> str:
+    # Worded when refused, so in the language of that request.
+    return _("Send the %(header)s header that POST /api/v1/study/consent/ returned.") % {"header": TOKEN_HEADER}
 
 
 class HasRespondentToken(permissions.BasePermission):
-    message = f"Send the {TOKEN_HEADER} header that POST /api/v1/study/consent/ returned."
+    @property
+    def message(self) -> str:
+        return token_missing_message()
 
     def has_permission(self, request, view):
         return isinstance(request.auth, Respondent)
@@ -137,7 +148,7 @@ class RespondentApiView(APIView):
 
     def permission_denied(self, request, message=None, code=None):
         # Without a token DRF would say "Authentication credentials were not provided"; name the header.
-        raise exceptions.NotAuthenticated(HasRespondentToken.message)
+        raise exceptions.NotAuthenticated(token_missing_message())
 
 
 class ConsentApi(APIView):
@@ -187,7 +198,7 @@ class ConsentApi(APIView):
     def get(self, request):
         text = consent_text_current(study=STUDY)
         if text is None:
-            raise exceptions.NotFound("The validation study has no consent text yet.")
+            raise exceptions.NotFound(_("The validation study has no consent text yet."))
         information = study_information(text=text)
         length = information.length
         body = {
@@ -256,7 +267,9 @@ def item_payload(assignment: Assignment, progress: dict[str, int]) -> dict:
 
 
 def attention_check_instruction(assignment: Assignment) -> str:
-    return f"To show that you are reading carefully, please place response {assignment.check_letter} first."
+    return _("To show that you are reading carefully, please place response %(letter)s first.") % {
+        "letter": assignment.check_letter
+    }
 
 
 class NextItemApi(RespondentApiView):
@@ -301,13 +314,13 @@ class ResponseCreateApi(RespondentApiView):
         def validate(self, data):
             data = super().validate(data)
             if ("candidate" in data) == ("attention_check" in data):
-                raise serializers.ValidationError("Send either 'candidate' or 'attention_check'.")
+                raise serializers.ValidationError(_("Send either 'candidate' or 'attention_check'."))
             if "candidate" in data and "confirmed" not in data:
-                raise serializers.ValidationError("'confirmed' is required with 'candidate'.")
+                raise serializers.ValidationError(_("'confirmed' is required with 'candidate'."))
             if "candidate" in data and data["confirmed"] is False and "ordering" not in data:
-                raise serializers.ValidationError("A correction (confirmed: false) needs an 'ordering'.")
+                raise serializers.ValidationError(_("A correction (confirmed: false) needs an 'ordering'."))
             if "attention_check" in data and "ordering" not in data:
-                raise serializers.ValidationError("An attention check needs an 'ordering'.")
+                raise serializers.ValidationError(_("An attention check needs an 'ordering'."))
             return data
 
     @extend_schema_serializer(component_name="StudyResponse")

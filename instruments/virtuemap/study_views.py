@@ -9,6 +9,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from instruments import registry
@@ -94,7 +96,7 @@ def study_consent(request: HttpRequest) -> HttpResponse:
             code = completion_code_for(outcome="no_consent") if panel else None
             return render(request, "virtuemap/study/declined.html", _completion_context(code, bool(panel)))
         if not form.cleaned_data["agree"]:
-            form.add_error("agree", "Please tick the box to agree, or choose “I do not agree”.")
+            form.add_error("agree", _("Please tick the box to agree, or choose “I do not agree”."))
         else:
             outcome = consent_from_form(request, form, text=text)
             if outcome is not None:
@@ -185,17 +187,18 @@ def study_item(request: HttpRequest) -> HttpResponse:
             "progress": progress,
             "position": progress["answered"] + 1,
             "instruction": assignment.check_letter
-            and f"To show that you are reading carefully, please place response {assignment.check_letter} first.",
+            and _("To show that you are reading carefully, please place response %(letter)s first.")
+            % {"letter": assignment.check_letter},
         },
     )
 
 
 CONFIRM, CORRECT = "confirm", "correct"
-MOVED_BUT_CONFIRMED = (
+MOVED_BUT_CONFIRMED = gettext_lazy(
     "You have moved responses, so this is no longer the proposed order. Press “Submit my correction” to send "
     "your order, or put the responses back in the proposed order to confirm it."
 )
-NOT_MOVED_BUT_CORRECTED = (
+NOT_MOVED_BUT_CORRECTED = gettext_lazy(
     "This is still the proposed order: nothing has been moved. Press “Confirm” if you agree with it, or move "
     "responses to correct it."
 )
@@ -211,7 +214,7 @@ def _validation_verdict(request: HttpRequest, form: RankingForm, *, proposed: st
     """
     action = request.POST.get("action")
     if action not in (CONFIRM, CORRECT):
-        form.add_error(None, "Please choose “Confirm” or “Submit my correction”.")
+        form.add_error(None, _("Please choose “Confirm” or “Submit my correction”."))
         return None
     sent_positions = any(name.startswith(f"{form.prefix}-position_") for name in request.POST)
     if action == CONFIRM and not sent_positions:

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from instruments.virtuemap import integrity, selectors
 from instruments.virtuemap.keys import (
@@ -32,6 +33,7 @@ from instruments.virtuemap.models import (
     ValidationResponse,
 )
 from instruments.virtuemap.plugin import VALIDATION
+from instruments.virtuemap.ranking_errors import ranking_problem_message
 from instruments.virtuemap.services import INSTRUMENT_FIXTURE
 from scoring.promotion import PromotionOutcome, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
@@ -232,7 +234,10 @@ def _parse_ordering(ordering: Any) -> str:
     try:
         return "".join(validate_ranking(ordering))
     except RankingError as error:
-        raise ApplicationError(f"Invalid ordering: {error}.", {"field": "ordering"}) from None
+        problem = ranking_problem_message(ordering) or str(error)
+        raise ApplicationError(
+            _("Invalid ordering: %(problem)s.") % {"problem": problem}, {"field": "ordering"}
+        ) from None
 
 
 @transaction.atomic
@@ -260,21 +265,23 @@ def validation_response_submit(
     response records which clock measured its time (`_time_on_item`).
     """
     if not isinstance(confirmed, bool):
-        raise ApplicationError("'confirmed' must be true or false.", {"field": "confirmed"})
+        raise ApplicationError(_("'confirmed' must be true or false."), {"field": "confirmed"})
     corrected = None if confirmed and ordering is None else _parse_ordering(ordering)
     respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
     if respondent is None:
-        raise ApplicationError("This respondent has withdrawn.", {}, status=403)
+        raise ApplicationError(_("This respondent has withdrawn."), {}, status=403)
     assignment = respondent.assignments.filter(kind=Assignment.Kind.VALIDATION, candidate_id=candidate_id).first()
     if assignment is None:
         raise ApplicationError(
-            f"Candidate {candidate_id} was not assigned to this respondent.", {"field": "candidate"}, status=403
+            _("Candidate %(candidate)s was not assigned to this respondent.") % {"candidate": candidate_id},
+            {"field": "candidate"},
+            status=403,
         )
     # The lock serialises every submission for this candidate: N, Y and the decision see each other's writes.
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate_id)
     if confirmed and corrected is not None and corrected != candidate.ordering:
         raise ApplicationError(
-            "A confirmation cannot come with a different ordering; send confirmed: false to correct.",
+            _("A confirmation cannot come with a different ordering; send confirmed: false to correct."),
             {"field": "ordering"},
         )
     final = corrected or candidate.ordering
@@ -284,7 +291,10 @@ def validation_response_submit(
             raise _first_answer_stands(ordering=existing.ordering, confirmed=existing.confirmed)
         return SubmitOutcome(response=existing, created=False)
     if presentation not in ValidationResponse.Presentation.values:
-        raise ApplicationError(f"Unknown presentation {presentation!r}.", {"field": "presentation"})
+        raise ApplicationError(
+            _("Unknown presentation %(presentation)s.") % {"presentation": repr(presentation)},
+            {"field": "presentation"},
+        )
     now = timezone.now()
     counted = candidate.status == KeyCandidate.Status.OPEN
     time_ms, measured_by = _time_on_item(assignment=assignment, now=now, reported_ms=time_on_item_ms)
@@ -327,7 +337,7 @@ def _first_answer_stands(**stored: Any) -> ApplicationError:
     if "ordering" in stored:
         stored["ordering"] = list(stored["ordering"])
     return ApplicationError(
-        "This item was already answered differently; the first answer stands.", {"stored": stored}, status=409
+        _("This item was already answered differently; the first answer stands."), {"stored": stored}, status=409
     )
 
 
@@ -354,11 +364,11 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
     answer = _parse_ordering(ordering)
     respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
     if respondent is None:
-        raise ApplicationError("This respondent has withdrawn.", {}, status=403)
+        raise ApplicationError(_("This respondent has withdrawn."), {}, status=403)
     check = respondent.assignments.filter(pk=assignment_id, kind=Assignment.Kind.ATTENTION_CHECK).first()
     if check is None:
         raise ApplicationError(
-            f"Attention check {assignment_id} was not assigned to this respondent.",
+            _("Attention check %(check)s was not assigned to this respondent.") % {"check": assignment_id},
             {"field": "attention_check"},
             status=403,
         )

@@ -13,7 +13,8 @@ from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from instruments.virtuemap import selectors as survey_selectors
@@ -218,17 +219,18 @@ def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
         "answered": answered,
         "skipped": skipped,
         "total": total,
-        "text": f"{answered} of {total} answered, {skipped} skipped",
+        "text": _("%(answered)d of %(total)d answered, %(skipped)d skipped")
+        % {"answered": answered, "total": total, "skipped": skipped},
     }
 
 
 PROFILING_SESSION_KEY = respondent_session_key(PROFILING)
 ANSWER, KEEP, SKIP = "answer", "keep", "skip"
-NOT_MOVED_BUT_SAVED = (
+NOT_MOVED_BUT_SAVED = gettext_lazy(
     "You have not moved anything. If this order is your answer, choose “I have not moved anything: this order is "
     "my answer”; otherwise move the responses into your order first."
 )
-MOVED_BUT_KEPT = (
+MOVED_BUT_KEPT = gettext_lazy(
     "You have moved responses, so this is no longer the order shown. Choose “Save my ranking” to save your order."
 )
 
@@ -259,7 +261,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
         if "decline" in request.POST or text is None:
             return redirect(first)
         if form.is_valid() and not form.cleaned_data["agree"]:
-            form.add_error("agree", "Please tick the box to agree, or choose to start without storing anything.")
+            form.add_error("agree", _("Please tick the box to agree, or choose to start without storing anything."))
         elif form.is_valid():
             outcome = consent_from_form(request, form, text=text)
             if outcome is not None:
@@ -473,11 +475,12 @@ def _results_page(
         profile = virtuemap_selectors.published_profile_get(slug=best.slug)
         scores = virtuemap_selectors.profile_scores(profile) if profile else None
         best_scores = [scores.get(virtue.id) for virtue in virtues] if scores else None
-    charts = {"person": radar_chart(axis_labels=names, series=[RadarSeries("Your profile", person)])}
+    yours = _("Your profile")
+    charts = {"person": radar_chart(axis_labels=names, series=[RadarSeries(yours, person)])}
     if best_scores is not None:
         charts["overlay"] = radar_chart(
             axis_labels=names,
-            series=[RadarSeries("Your profile", person), RadarSeries(best.name, best_scores, style="model")],
+            series=[RadarSeries(yours, person), RadarSeries(best.name, best_scores, style="model")],
         )
     people, reference = profiling_reference_scores(
         virtues=[virtue.id for virtue in virtues], exclude=respondent.pk if respondent else None
