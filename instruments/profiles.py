@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from instruments import registry
 from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, ProfileSection
 from llmruns.models import LLMModel, Result, Run
@@ -191,7 +193,7 @@ def people_subject(contexts: Mapping[str, FigureContext]) -> Subject | None:
         results[slug] = InstrumentResult(instrument=slug, name=plugin.identity.name, figures=figures, source=PEOPLE)
     if not results:
         return None
-    return Subject(slug=PEOPLE, name="People (median)", results=results)
+    return Subject(slug=PEOPLE, name=_("People (median)"), results=results)
 
 
 def _people_figure(key: str, people: PeopleFigure, context: FigureContext) -> Figure:
