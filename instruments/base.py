@@ -67,6 +67,18 @@ class Identity:
     languages: tuple[str, ...] = ("en",)
     summary: str = ""
 
+    # ``name`` and ``summary`` stay plain English strings (commands, logs and the API's identifiers read them); a
+    # plug-in marks them with gettext_noop so that the catalogue holds them, and pages show these.
+    @property
+    def display_name(self) -> str:
+        """The name in the interface's language."""
+        return gettext(self.name)
+
+    @property
+    def display_summary(self) -> str:
+        """The summary in the interface's language."""
+        return gettext(self.summary) if self.summary else ""
+
 
 # The languages an instrument's items can be written in, named as a sentence about the items reads them.
 ITEM_LANGUAGE_NAMES = {
@@ -89,7 +101,7 @@ def items_language_notice(identity: Identity) -> str:
         return ""
     names = [str(ITEM_LANGUAGE_NAMES.get(language, language)) for language in identity.languages]
     return gettext("The items of %(instrument)s are in %(language)s; only the interface is translated.") % {
-        "instrument": identity.name,
+        "instrument": identity.display_name,
         "language": " / ".join(names),
     }
 
