@@ -24,6 +24,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar
 
+from django.utils import translation
+from django.utils.translation import gettext, pgettext_lazy
+
 Message = Mapping[str, str]
 
 
@@ -63,6 +66,44 @@ class Identity:
     citation: str
     languages: tuple[str, ...] = ("en",)
     summary: str = ""
+
+    # ``name`` and ``summary`` stay plain English strings (commands, logs and the API's identifiers read them); a
+    # plug-in marks them with gettext_noop so that the catalogue holds them, and pages show these.
+    @property
+    def display_name(self) -> str:
+        """The name in the interface's language."""
+        return gettext(self.name)
+
+    @property
+    def display_summary(self) -> str:
+        """The summary in the interface's language."""
+        return gettext(self.summary) if self.summary else ""
+
+
+# The languages an instrument's items can be written in, named as a sentence about the items reads them.
+ITEM_LANGUAGE_NAMES = {
+    "en": pgettext_lazy("the language of an instrument's items", "English"),
+    "zh-hans": pgettext_lazy("the language of an instrument's items", "Simplified Chinese"),
+}
+
+
+def _same_language(one: str, other: str) -> bool:
+    # "zh", "zh-hans" and "zh-Hans" name one edition; "en" and "en-gb" another.
+    return one.lower().split("-")[0] == other.lower().split("-")[0]
+
+
+def items_language_notice(identity: Identity) -> str:
+    """A sentence, in the interface's language, saying which language an instrument's items are in when the
+    interface's language is not one of them (``identity.languages``): a Chinese page of an English-only instrument says
+    its items are in English. "" when the items exist in the interface's language."""
+    current = translation.get_language() or "en"
+    if any(_same_language(current, language) for language in identity.languages):
+        return ""
+    names = [str(ITEM_LANGUAGE_NAMES.get(language, language)) for language in identity.languages]
+    return gettext("The items of %(instrument)s are in %(language)s; only the interface is translated.") % {
+        "instrument": identity.display_name,
+        "language": " / ".join(names),
+    }
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import re
 from functools import cache
 
 from django.contrib.staticfiles import finders
+from django.utils.translation import gettext as _
 
 # The stylesheets whose rules the charts use; CSS variables are replaced by their values (CairoSVG has none).
 STYLESHEETS = ("css/site.css", "css/profiles.css", "css/moralbench.css", "css/transitivity.css")
@@ -35,7 +36,7 @@ def svg_titles(html: str) -> list[str]:
     titles = []
     for svg in svg_elements(html):
         found = _TITLE.search(svg)
-        titles.append(found.group(1).strip() if found else "picture")
+        titles.append(found.group(1).strip() if found else _("picture"))
     return titles
 
 

@@ -148,7 +148,7 @@ def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContex
             plugin = registry.instrument(slug)
             result = entry.result
             assert result is not None
-            entry.name = plugin.identity.name
+            entry.name = plugin.identity.display_name
             entry.figures = plugin.profile_figures(result.summary, contexts[slug])
             entry.stale = result_is_stale(result, current=current)
             entry.diagnostics = result.diagnostics
@@ -174,7 +174,7 @@ def person_subject(request: Any) -> tuple[Subject, dict[str, FigureContext]]:
         plugin = registry.instrument(slug)
         subject.results[slug] = InstrumentResult(
             instrument=slug,
-            name=plugin.identity.name,
+            name=plugin.identity.display_name,
             figures=plugin.profile_figures(summary, contexts[slug]),
             source=PERSON,
             summary=summary,
@@ -190,7 +190,9 @@ def people_subject(contexts: Mapping[str, FigureContext]) -> Subject | None:
             continue
         plugin = registry.instrument(slug)
         figures = [_people_figure(key, figure, context) for key, figure in context.people.items()]
-        results[slug] = InstrumentResult(instrument=slug, name=plugin.identity.name, figures=figures, source=PEOPLE)
+        results[slug] = InstrumentResult(
+            instrument=slug, name=plugin.identity.display_name, figures=figures, source=PEOPLE
+        )
     if not results:
         return None
     return Subject(slug=PEOPLE, name=_("People (median)"), results=results)
@@ -213,7 +215,9 @@ def sections(
             for subject in subjects
             if slug in subject.results and subject.results[slug].summary is not None
         ]
-        found.append((slug, plugin.identity.name, plugin.profile_section(summaries, context) if summaries else None))
+        found.append(
+            (slug, plugin.identity.display_name, plugin.profile_section(summaries, context) if summaries else None)
+        )
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers
@@ -96,7 +97,7 @@ class ModelResultsApi(APIView):
     def get(self, request: Request, slug: str) -> Response:
         subjects, missing = profiles.model_subjects([slug])
         if missing:
-            raise NotFound(f"No model {slug!r}.")
+            raise NotFound(_("No model %(slug)s.") % {"slug": repr(slug)})
         profiles.subjects_with_figures(subjects)
         return Response(subject_record(subjects[0]))
 

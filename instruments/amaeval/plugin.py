@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from instruments.amaeval import items as amaeval_items
 from instruments.amaeval.chain import JUDGE_MODES, RUBRIC, AmaevalMode
 from instruments.amaeval.consent import AMAEVAL_CONSENT, AMAEVAL_CONSENT_ZH
@@ -50,7 +52,9 @@ class Amaeval(Instrument):
             "Galatolo, Rappuoli, Winkle and Beloucif, Beyond Ethical Alignment: Evaluating LLMs as Artificial Moral "
             "Assistants (ECAI 2025); dataset and benchmark code github.com/alessioGalatolo/AMAeval"
         ),
-        summary="Rating and generating moral reasoning (precepts from values, actions against precepts): AMA score.",
+        summary=gettext_noop(
+            "Rating and generating moral reasoning (precepts from values, actions against precepts): AMA score."
+        ),
     )
     profile_module = "instruments.amaeval.profile"
     plan_options = (

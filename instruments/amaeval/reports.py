@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from django.utils.translation import gettext_lazy, ngettext
 
 from instruments.amaeval import selectors
 from instruments.amaeval.items import TASKS, RatingItem
@@ -26,9 +27,9 @@ from scoring.amaeval import (
 )
 
 COLUMNS = (
-    ("model", "Model"),
-    ("fidelity", "Fidelity"),
-    ("judge", "Judge"),
+    ("model", gettext_lazy("Model")),
+    ("fidelity", gettext_lazy("Fidelity")),
+    ("judge", gettext_lazy("Judge")),
     ("static_accuracy_t1", "S-Acc Π₁ (%)"),
     ("static_f1_t1", "S-F1 Π₁ (%)"),
     ("mae_t1", "MAE Π₁"),
@@ -37,9 +38,9 @@ COLUMNS = (
     ("dynamic_accuracy_t1", "D-Acc Π₁ (%)"),
     ("dynamic_accuracy_t2", "D-Acc Π₂ (%)"),
     ("ama", "AMA"),
-    ("ama_sd", "AMA sd"),
-    ("replicates", "Replicates"),
-    ("unparseable", "Unparseable ratings"),
+    ("ama_sd", gettext_lazy("AMA sd")),
+    ("replicates", gettext_lazy("Replicates")),
+    ("unparseable", gettext_lazy("Unparseable ratings")),
 )
 
 
@@ -89,7 +90,7 @@ def people_row(ratings: Sequence[PersonRating]) -> dict[str, Any]:
         return None if value is None else 100 * value
 
     row: dict[str, Any] = {
-        "model": f"People ({respondents} respondent{'' if respondents == 1 else 's'})",
+        "model": ngettext("People (%(n)d respondent)", "People (%(n)d respondents)", respondents) % {"n": respondents},
         "slug": "people",
         "run": None,
         "respondents": respondents,

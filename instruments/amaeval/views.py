@@ -7,10 +7,12 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from instruments import registry
 from instruments.amaeval import reports, selectors
 from instruments.amaeval.items import FEW_SHOT
 from instruments.amaeval.plugin import summary_table
 from instruments.amaeval.questionnaire import ITEMS_PER_TASK
+from instruments.base import items_language_notice
 from llmruns.models import Result, Trial
 
 
@@ -27,6 +29,7 @@ def about(request: HttpRequest) -> HttpResponse:
         request,
         "amaeval/about.html",
         {
+            "items_language": items_language_notice(registry.instrument("amaeval").identity),
             "counts": selectors.dataset_counts(),
             "values": selectors.moral_values(),
             "few_shot": FEW_SHOT,

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scoring.moralbench import FOUNDATION_NAMES
+from django.utils.translation import gettext as _
+
+from instruments.moralbench.reports import foundation_name
 
 WIDTH = 640
 LABEL_WIDTH = 150
@@ -66,7 +68,7 @@ def foundation_chart(
             score = scores.get(foundation)
             share = None if score is None or not maxima.get(foundation) else score / maxima[foundation]
             width = 0.0 if share is None else max(0.0, min(1.0, share)) * plot
-            text = "no score" if score is None else f"{score:.2f} / {maxima[foundation]:g}"
+            text = _("no score") if score is None else f"{score:.2f} / {maxima[foundation]:g}"
             bars.append(
                 Bar(
                     label=name,
@@ -82,7 +84,7 @@ def foundation_chart(
             )
             y += BAR_HEIGHT + BAR_GAP
         label_y = (bars[0].y + bars[-1].y + BAR_HEIGHT) / 2 + 4 if bars else y
-        groups.append(Group(FOUNDATION_NAMES.get(foundation, foundation), label_y, tuple(bars)))
+        groups.append(Group(foundation_name(foundation), label_y, tuple(bars)))
         y += GROUP_GAP
     ticks = tuple((LABEL_WIDTH + plot * share, f"{round(share * 100)} %") for share in (0.0, 0.25, 0.5, 0.75, 1.0))
     legend = tuple((name, index % STYLES) for index, (name, _) in enumerate(rows))

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from instruments.base import (
     Answer,
     AnswerStatus,
@@ -76,7 +78,7 @@ class MoralBench(Instrument):
             "2025; arXiv 2406.04428); items from MFQ-30 (Graham et al. 2011) and the Moral Foundations Vignettes "
             "(Clifford et al. 2015)"
         ),
-        summary=(
+        summary=gettext_noop(
             "Binary and comparative moral-foundation items (MFQ-30-LLM, MFV-LLM), answered A or B and scored with "
             "the published human option scores."
         ),

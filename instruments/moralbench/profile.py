@@ -8,16 +8,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from instruments.base import Figure, FigureContext, PeopleFigure, ProfileSection
 from instruments.moralbench.charts import foundation_chart
-from instruments.moralbench.reports import SET_TITLES
+from instruments.moralbench.reports import SET_TITLES, foundation_name
 from scoring import moralbench as scorer
 from scoring.compare import std_from_interval
 
 
 def set_title(name: str) -> str:
-    return f"{SET_TITLES[name]}, {'comparative' if name in scorer.COMPARATIVE_SETS else 'binary'}"
+    if name in scorer.COMPARATIVE_SETS:
+        return _("%(set)s, comparative") % {"set": SET_TITLES[name]}
+    return _("%(set)s, binary") % {"set": SET_TITLES[name]}
 
 
 def set_maxima(items: Sequence[scorer.Item]) -> dict[str, dict[str, float]]:
@@ -57,7 +60,7 @@ def figures(summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
             found.append(
                 Figure(
                     key=f"{name}/{part}",
-                    label="Total" if part == "total" else scorer.FOUNDATION_NAMES.get(part, part),
+                    label=_("Total") if part == "total" else foundation_name(part),
                     mean=interval.get("mean"),
                     std=_std(interval),
                     n=int(interval.get("n") or 0),

@@ -15,12 +15,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from instruments.base import AnswerRejected, Presented, Questionnaire, StudyLength
+from instruments import registry
+from instruments.base import AnswerRejected, Presented, Questionnaire, StudyLength, items_language_notice
 from instruments.moralbench import selectors
 from instruments.moralbench.models import Item
+from instruments.moralbench.profile import set_title
 from instruments.moralbench.prompts import PRESENTATIONS, prompt_parts, shown_to_published
-from instruments.moralbench.reports import SET_TITLES
+from instruments.moralbench.reports import foundation_name
 from scoring import moralbench as scorer
 
 # About 8 seconds an item: one statement or two short sentences.
@@ -37,13 +41,17 @@ def _sets(options: Mapping[str, Any]) -> list[str]:
     return [name for name in scorer.SETS if name in chosen] or list(scorer.SETS)
 
 
+def _items_language() -> str:
+    return items_language_notice(registry.instrument("moralbench").identity)
+
+
 class MoralBenchQuestionnaire(Questionnaire):
     """One MoralBench item per page: Agree/Disagree (or Correct/Not correct) or a choice between two statements."""
 
-    title = "Moral foundations: the MoralBench questions"
-    item_noun = "Question"
+    title = gettext_lazy("Moral foundations: the MoralBench questions")
+    item_noun = gettext_lazy("Question")
     seconds_per_item = SECONDS_PER_ITEM
-    agree_label = "I agree: store my answers anonymously for research."
+    agree_label = gettext_lazy("I agree: store my answers anonymously for research.")
     stylesheet = "css/moralbench.css"
     intro_template = "moralbench/questionnaire/_intro.html"
     item_template = "moralbench/questionnaire/_item.html"
@@ -64,7 +72,7 @@ class MoralBenchQuestionnaire(Questionnaire):
         chosen = [name.strip() for name in value.split(",") if name.strip()]
         unknown = [name for name in chosen if name not in scorer.SETS]
         if unknown or not chosen:
-            raise AnswerRejected(f"There is no item set {', '.join(unknown) or value}.")
+            raise AnswerRejected(_("There is no item set %(sets)s.") % {"sets": ", ".join(unknown) or value})
         # Text, as the consent form carries it on in a hidden field.
         return {"sets": ",".join(name for name in scorer.SETS if name in chosen)}
 
@@ -78,7 +86,11 @@ class MoralBenchQuestionnaire(Questionnaire):
     def intro_context(self, options: Mapping[str, Any]) -> dict[str, Any]:
         sets = _sets(options)
         count = Item.objects.filter(set_name__in=sets).count()
-        return {"items": count, "minutes": StudyLength(items=count, seconds_per_item=self.seconds_per_item).minutes}
+        return {
+            "items": count,
+            "minutes": StudyLength(items=count, seconds_per_item=self.seconds_per_item).minutes,
+            "items_language": _items_language(),
+        }
 
     def item_context(self, item: Mapping[str, Any]) -> dict[str, Any]:
         row = _row(item["key"])
@@ -91,12 +103,13 @@ class MoralBenchQuestionnaire(Questionnaire):
             "statements": paragraphs[1:],
             "options": options,
             "comparative": row.set_name in scorer.COMPARATIVE_SETS,
+            "items_language": _items_language(),
         }
 
     def read_answer(self, item: Mapping[str, Any], data: Mapping[str, str]) -> dict[str, Any]:
         shown = data.get("choice")
         if shown not in ("A", "B"):
-            raise AnswerRejected("Choose one of the two answers.")
+            raise AnswerRejected(_("Choose one of the two answers."))
         return {"shown": shown, "option": shown_to_published(item["presentation"])[shown]}
 
     def answer_fields(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, str]:
@@ -131,22 +144,22 @@ class MoralBenchQuestionnaire(Questionnaire):
                         beside.append(None)
                 rows.append(
                     {
-                        "name": scorer.FOUNDATION_NAMES[foundation],
+                        "name": foundation_name(foundation),
                         "score": score,
                         "max": record["max"][foundation],
                         "answered": record["answered"][foundation],
                         "models": beside,
                     }
                 )
-            kind = "comparative" if name in scorer.COMPARATIVE_SETS else "binary"
             totals = [
                 (result["sets"][name]["total"], result["sets"][name]["max_total"])
                 if name in result.get("sets", {})
                 else None
                 for result in models
             ]
-            title = f"{SET_TITLES[name]}, {kind}"
-            sets.append({"name": name, "title": title, "rows": rows, "record": record, "model_totals": totals})
+            sets.append(
+                {"name": name, "title": set_title(name), "rows": rows, "record": record, "model_totals": totals}
+            )
         return {
             "sets": sets,
             "models": [

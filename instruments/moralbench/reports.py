@@ -12,18 +12,36 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from scoring.moralbench import FOUNDATION_NAMES, FOUNDATIONS
 
 TABLES = (
-    ("binary", "Binary items", ("MFQ_30", "6_concepts")),
-    ("comparative", "Comparative items", ("MFQ_30_compare", "6_concepts_compare")),
+    ("binary", gettext_lazy("Binary items"), ("MFQ_30", "6_concepts")),
+    ("comparative", gettext_lazy("Comparative items"), ("MFQ_30_compare", "6_concepts_compare")),
 )
+# The foundations' names on pages, in the interface's language (`scoring.moralbench.FOUNDATION_NAMES` holds the
+# English ones, for the scorer's own output, and has no Django to translate with).
+FOUNDATION_LABELS = {
+    "harm": gettext_lazy("Care (harm)"),
+    "fairness": gettext_lazy("Fairness"),
+    "ingroup": gettext_lazy("Loyalty (ingroup)"),
+    "authority": gettext_lazy("Authority"),
+    "purity": gettext_lazy("Sanctity (purity)"),
+    "liberty": gettext_lazy("Liberty"),
+}
 SET_TITLES = {
     "MFQ_30": "MFQ-30-LLM",
     "6_concepts": "MFV-LLM",
     "MFQ_30_compare": "MFQ-30-LLM",
     "6_concepts_compare": "MFV-LLM",
 }
+
+
+def foundation_name(foundation: str) -> str:
+    """A foundation's name in the interface's language; the scorer's name (or the key) for one without a label."""
+    return str(FOUNDATION_LABELS.get(foundation) or FOUNDATION_NAMES.get(foundation, foundation))
 
 
 def _cell(record: Mapping[str, Any], foundation: str | None) -> dict[str, Any]:
@@ -59,7 +77,7 @@ def paper_tables(
             rows.append(
                 {
                     "foundation": foundation or "total",
-                    "name": FOUNDATION_NAMES[foundation] if foundation else "Total",
+                    "name": foundation_name(foundation) if foundation else _("Total"),
                     "max": row_max,
                     "cells": cells,
                     "people": [people.get(name, {}).get(foundation or "total") for name in sets],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 
 from instruments.moralbench.models import Item, MoralBenchSource
 from instruments.moralbench.prompts import prompt_parts
@@ -96,22 +97,34 @@ def answer_set_score(*, answers: Any) -> dict[str, Any]:
     from virtuemap_site.errors import ApplicationError
 
     if not isinstance(answers, dict) or not answers:
-        raise ApplicationError('answers must be an object of at least one item id → "A" or "B"')
+        raise ApplicationError(_('answers must be an object of at least one item id → "A" or "B"'))
     items = scorer_items()
     known = {item.key for item in items}
     errors = []
     for key, letter in answers.items():
         if key not in known:
-            errors.append({"item": key, "problem": "unknown_item", "message": f"{key}: no such item"})
+            errors.append(
+                {"item": key, "problem": "unknown_item", "message": _("%(item)s: no such item") % {"item": key}}
+            )
         elif not isinstance(letter, str):
             errors.append(
-                {"item": key, "problem": "wrong_type", "message": f'{key}: the answer must be "A" or "B", text'}
+                {
+                    "item": key,
+                    "problem": "wrong_type",
+                    "message": _('%(item)s: the answer must be "A" or "B", text') % {"item": key},
+                }
             )
         elif letter not in scorer.LETTERS:
-            errors.append({"item": key, "problem": "bad_letter", "message": f"{key}: {letter!r} is not A or B"})
+            errors.append(
+                {
+                    "item": key,
+                    "problem": "bad_letter",
+                    "message": _("%(item)s: %(letter)s is not A or B") % {"item": key, "letter": repr(letter)},
+                }
+            )
     if errors:
-        shown = "; ".join(error["message"] for error in errors[:3])
-        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        shown = _("; ").join(error["message"] for error in errors[:3])
+        more = _(" (and %(more)s more)") % {"more": len(errors) - 3} if len(errors) > 3 else ""
         raise ApplicationError(shown + more, {"errors": errors})
     return {"instrument": INSTRUMENT, "sets": scorer.letters_score(items, answers)}
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from scoring.transitivity import (
     DEFAULT_EPS,
@@ -73,9 +74,9 @@ class _Problems:
         if not self.items:
             return
         shown = self.items[:MAX_REPORTED_PROBLEMS]
-        message = "; ".join(item["message"] for item in shown[:3])
+        message = _("; ").join(item["message"] for item in shown[:3])
         if len(self.items) > 3:
-            message += f"; and {len(self.items) - 3} more problem(s), listed in extra.errors"
+            message += _("; and %(more)s more problem(s), listed in extra.errors") % {"more": len(self.items) - 3}
         extra: dict[str, Any] = {"errors": shown}
         if len(self.items) > len(shown):
             extra["errors_not_listed"] = len(self.items) - len(shown)
@@ -103,13 +104,15 @@ def choice_test_request_parse(data: Any, *, vector_limit: int | None, min_eps: f
     """
     problems = _Problems()
     if not isinstance(data, dict):
-        problems.add("not_an_object", 'the body must be a JSON object with "alternatives" and "vectors"')
+        problems.add("not_an_object", _('the body must be a JSON object with "alternatives" and "vectors"'))
         problems.raise_if_any()
     for name in sorted(set(data) - set(FIELDS)):
-        problems.add("unknown_field", f"unknown field {name!r}: send only alternatives, vectors and eps")
+        problems.add(
+            "unknown_field", _("unknown field %(name)s: send only alternatives, vectors and eps") % {"name": repr(name)}
+        )
     for name in ("alternatives", "vectors"):
         if name not in data:
-            problems.add("missing_field", f"{name!r} is required")
+            problems.add("missing_field", _("%(name)s is required") % {"name": repr(name)})
     eps = _parsed_eps(data.get("eps", DEFAULT_EPS), problems, min_eps)
     alternatives = _parsed_alternatives(data.get("alternatives"), problems) if "alternatives" in data else None
     vectors = _parsed_vectors(data["vectors"], alternatives, vector_limit, problems) if "vectors" in data else None
@@ -125,7 +128,9 @@ def _is_number(value: Any) -> bool:
 def _parsed_eps(value: Any, problems: _Problems, min_eps: float = 0.0) -> float | None:
     if not _is_number(value) or not math.isfinite(value) or not min_eps <= value < MAX_EPS:
         problems.add(
-            "bad_eps", f"eps must be a number ≥ {min_eps:g} and below {MAX_EPS} (default {DEFAULT_EPS}), got {value!r}"
+            "bad_eps",
+            _("eps must be a number ≥ %(min)s and below %(max)s (default %(default)s), got %(value)s")
+            % {"min": f"{min_eps:g}", "max": MAX_EPS, "default": DEFAULT_EPS, "value": repr(value)},
         )
         return None
     return float(value)
@@ -133,26 +138,31 @@ def _parsed_eps(value: Any, problems: _Problems, min_eps: float = 0.0) -> float 
 
 def _parsed_alternatives(value: Any, problems: _Problems) -> tuple[str, ...] | None:
     if not isinstance(value, list):
-        problems.add("not_a_list", "alternatives must be a list of names")
+        problems.add("not_a_list", _("alternatives must be a list of names"))
         return None
     if not MIN_ALTERNATIVES <= len(value) <= MAX_ALTERNATIVES:
         problems.add(
             "alternatives_count",
-            f"alternatives must name {MIN_ALTERNATIVES} to {MAX_ALTERNATIVES} alternatives, got {len(value)}",
+            _("alternatives must name %(min)s to %(max)s alternatives, got %(count)s")
+            % {"min": MIN_ALTERNATIVES, "max": MAX_ALTERNATIVES, "count": len(value)},
         )
         return None
     before = len(problems.items)
     for index, name in enumerate(value):
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH:
             problems.add(
-                "bad_name", f"alternative {index} must be a non-blank name of at most {MAX_NAME_LENGTH} characters"
+                "bad_name",
+                _("alternative %(index)s must be a non-blank name of at most %(length)s characters")
+                % {"index": index, "length": MAX_NAME_LENGTH},
             )
     if len(problems.items) > before:
         return None
     seen: set[str] = set()
     for name in value:
         if name in seen:
-            problems.add("duplicate_name", f"alternative {name!r} is named twice; names must be unique")
+            problems.add(
+                "duplicate_name", _("alternative %(name)s is named twice; names must be unique") % {"name": repr(name)}
+            )
         seen.add(name)
     return tuple(value) if len(seen) == len(value) else None
 
@@ -161,14 +171,17 @@ def _parsed_vectors(
     value: Any, alternatives: tuple[str, ...] | None, vector_limit: int | None, problems: _Problems
 ) -> tuple[tuple[float, ...], ...] | None:
     if not isinstance(value, list):
-        problems.add("not_a_list", "vectors must be a list of choice vectors (lists of probabilities)")
+        problems.add("not_a_list", _("vectors must be a list of choice vectors (lists of probabilities)"))
         return None
     if not value:
-        problems.add("no_vectors", "vectors is empty: send at least one choice vector")
+        problems.add("no_vectors", _("vectors is empty: send at least one choice vector"))
         return None
     limit = vector_limit_for(len(alternatives), vector_limit) if alternatives and vector_limit else vector_limit
     if limit is not None and len(value) > limit:
-        problems.add("too_many_vectors", f"{len(value)} vectors; at most {limit} per request")
+        problems.add(
+            "too_many_vectors",
+            _("%(count)s vectors; at most %(limit)s per request") % {"count": len(value), "limit": limit},
+        )
         return None
     if alternatives is None:
         return None  # lengths and pairs cannot be checked without a valid list of alternatives
@@ -177,12 +190,22 @@ def _parsed_vectors(
     before = len(problems.items)
     for index, vector in enumerate(value):
         if not isinstance(vector, list):
-            problems.add("not_a_list", f"vector {index} is not a list", vector=index)
+            problems.add("not_a_list", _("vector %(index)s is not a list") % {"index": index}, vector=index)
         elif len(vector) != pair_count(n):
             problems.add(
                 "wrong_length",
-                f"vector {index} has {len(vector)} entries; {n} alternatives need {pair_count(n)}, one per pair "
-                f"(0,1), (0,2), …, ({n - 2},{n - 1})",
+                _(
+                    "vector %(index)s has %(entries)s entries; %(n)s alternatives need %(needed)s, one per pair "
+                    "(0,1), (0,2), …, (%(last_x)s,%(last_y)s)"
+                )
+                % {
+                    "index": index,
+                    "entries": len(vector),
+                    "n": n,
+                    "needed": pair_count(n),
+                    "last_x": n - 2,
+                    "last_y": n - 1,
+                },
                 vector=index,
             )
         else:
@@ -194,13 +217,16 @@ def _parsed_vectors(
 
 
 def _check_probability(value: Any, vector: int, entry: int, pair: list[str], problems: _Problems) -> None:
-    where = f"vector {vector}, entry {entry} (P({pair[0]} ≻ {pair[1]}))"
+    where = {"vector": vector, "entry": entry, "x": pair[0], "y": pair[1], "value": repr(value)}
     if not _is_number(value):
-        problems.add("not_a_number", f"{where} is {value!r}, not a number", vector=vector, pair=pair)
+        message = _("vector %(vector)s, entry %(entry)s (P(%(x)s ≻ %(y)s)) is %(value)s, not a number")
+        problems.add("not_a_number", message % where, vector=vector, pair=pair)
     elif not math.isfinite(value):
-        problems.add("not_finite", f"{where} is {value!r}; it must be a finite number", vector=vector, pair=pair)
+        message = _("vector %(vector)s, entry %(entry)s (P(%(x)s ≻ %(y)s)) is %(value)s; it must be a finite number")
+        problems.add("not_finite", message % where, vector=vector, pair=pair)
     elif not 0 <= value <= 1:
-        problems.add("out_of_range", f"{where} is {value!r}, outside [0, 1]", vector=vector, pair=pair)
+        message = _("vector %(vector)s, entry %(entry)s (P(%(x)s ≻ %(y)s)) is %(value)s, outside [0, 1]")
+        problems.add("out_of_range", message % where, vector=vector, pair=pair)
 
 
 def choice_vectors_test(
@@ -222,10 +248,12 @@ def choice_vectors_test(
         )
     except ExactWorkExceeded as exceeded:
         raise ApplicationError(
-            f"{len(exceeded.vectors)} vector(s) lie too close to eps for the fast test and need the exact LP over "
-            f"{exceeded.orders} orders in all; one request may ask for at most {exceeded.limit} "
-            "(TRANSITIVITY_API_EXACT_ORDERS). Send them in smaller requests, or test them with the "
-            "test_transitivity command.",
+            _(
+                "%(count)s vector(s) lie too close to eps for the fast test and need the exact LP over %(orders)s "
+                "orders in all; one request may ask for at most %(limit)s (TRANSITIVITY_API_EXACT_ORDERS). Send them "
+                "in smaller requests, or test them with the test_transitivity command."
+            )
+            % {"count": len(exceeded.vectors), "orders": exceeded.orders, "limit": exceeded.limit},
             {"vectors": exceeded.vectors[:MAX_REPORTED_PROBLEMS], "orders": exceeded.orders, "limit": exceeded.limit},
             status=422,
         ) from None

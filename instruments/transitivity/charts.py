@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from scoring.transitivity import pairs
 
 CELL = 46
@@ -82,7 +84,7 @@ def heatmap_chart(
     alternatives: Sequence[str],
     vector: Sequence[float | None],
     triads: Sequence[Sequence[int]] = (),
-    subject: str = "P(row judged worse than column)",
+    subject: str = "",
 ) -> HeatmapChart:
     """Return the geometry of an n × n heatmap of P(row ≻ column) for one choice vector.
 
@@ -118,12 +120,12 @@ def heatmap_chart(
         for i, name in enumerate(alternatives)
     )
     rows = tuple((name, tuple(cells[x * n + y].text or "—" for y in range(n))) for x, name in enumerate(alternatives))
-    description = (
-        f"{subject} for the principles {', '.join(alternatives)}. Blue cells are above ½, orange below, white at ½; "
-        "each cell shows its value."
-    )
+    description = _(
+        "%(subject)s for the principles %(principles)s. Blue cells are above ½, orange below, white at ½; each cell "
+        "shows its value."
+    ) % {"subject": subject or _("P(row judged worse than column)"), "principles": ", ".join(alternatives)}
     if edges:
-        description += " Outlined cells belong to a violating triad."
+        description += " " + _("Outlined cells belong to a violating triad.")
     return HeatmapChart(
         width=LABEL_WIDTH + n * CELL + 2,
         height=LABEL_HEIGHT + n * CELL + 2,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from instruments.base import (
     AnswerStatus,
@@ -61,13 +62,15 @@ def parse_item_id(item: str) -> tuple[int, str, str]:
 class Transitivity(Instrument):
     identity = Identity(
         slug="transitivity",
-        name="Transitivity test",
+        name=gettext_noop("Transitivity test"),
         version="1",
         citation=(
             "Wasson, Song et al., the transitivity test of moral choices (arXiv 2611.10265); vignettes and ratings "
             "from Clifford et al. 2015 (Moral Foundations Vignettes)"
         ),
-        summary="Pairwise choices between moral-foundation violations, tested against WUM, HCM and G-RUM.",
+        summary=gettext_noop(
+            "Pairwise choices between moral-foundation violations, tested against WUM, HCM and G-RUM."
+        ),
     )
     profile_module = "instruments.transitivity.profile"
     plan_options = (

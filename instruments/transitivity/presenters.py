@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from instruments.transitivity.charts import heatmap_chart
 from instruments.transitivity.reports import MODEL_NAMES, MODELS, ORDERS, counts, ranking_text
 
-CHANGE_NAMES = {**MODEL_NAMES, "copeland_order": "ranking"}
-ORDER_NAMES = {"original": "original order", "reversed": "reversed order"}
+CHANGE_NAMES = {**MODEL_NAMES, "copeland_order": gettext_lazy("ranking")}
+ORDER_NAMES = {"original": gettext_lazy("original order"), "reversed": gettext_lazy("reversed order")}
 
 
 def verdicts(result: Mapping[str, Any] | None) -> list[dict[str, Any]]:
@@ -24,7 +27,7 @@ def verdicts(result: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def choice_set_label(block: int, order: str) -> str:
-    return f"block {block}, {ORDER_NAMES.get(order, order)}"
+    return _("block %(block)s, %(order)s") % {"block": block, "order": ORDER_NAMES.get(order, order)}
 
 
 def _choice_set(
@@ -43,12 +46,13 @@ def _choice_set(
         "verdicts": verdicts(result),
         "ranking": ranking_text(result["copeland_order"]) if result else "",
         "triads": ["–".join(triad) for triad in triads],
-        "title": f"{subject}: {label}",
+        "title": _("%(subject)s: %(choice_set)s") % {"subject": subject, "choice_set": label},
         "chart": heatmap_chart(
             alternatives=names,
             vector=vector["p"],
             triads=[[index[name] for name in triad] for triad in triads],
-            subject=f"{subject}, {label}: P(row judged worse than column)",
+            subject=_("%(subject)s, %(choice_set)s: P(row judged worse than column)")
+            % {"subject": subject, "choice_set": label},
         ),
     }
 

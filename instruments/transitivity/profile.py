@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from instruments.base import Figure, FigureContext, ProfileSection
 from instruments.transitivity.charts import counts_chart
@@ -24,9 +25,9 @@ def figures(summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
     return [
         Figure(
             key=model,
-            label=f"{MODEL_NAMES[model]} holds",
+            label=_("%(model)s holds") % {"model": MODEL_NAMES[model]},
             mean=float(counted[model]),
-            group="Choice sets where the model of transitive preference holds",
+            group=_("Choice sets where the model of transitive preference holds"),
             maximum=float(counted["complete"]),
         )
         for model in MODELS

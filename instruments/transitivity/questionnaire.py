@@ -16,8 +16,11 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from instruments.base import AnswerRejected, Presented, Questionnaire
+from instruments import registry
+from instruments.base import AnswerRejected, Presented, Questionnaire, items_language_notice
 from instruments.transitivity import selectors, trials
 from instruments.transitivity.models import Block, PresentationOrder, Principle, Vignette
 from instruments.transitivity.presenters import block_shares, pair_comparison, plain_summary, report_view
@@ -72,14 +75,18 @@ def _block_for_new_session(*, rng: random.Random) -> int:
     return rng.choice([number for number in blocks if used[number] == fewest])
 
 
+def _items_language() -> str:
+    return items_language_notice(registry.instrument("transitivity").identity)
+
+
 class PairwiseQuestionnaire(Questionnaire):
     """Which of two situations is morally worse, one pair per page."""
 
-    title = "Which situation is morally worse?"
-    item_noun = "Choice"
+    title = gettext_lazy("Which situation is morally worse?")
+    item_noun = gettext_lazy("Choice")
     # Two one-sentence situations (the about page's estimate too).
     seconds_per_item = 6
-    agree_label = "I agree: store my choices anonymously for research."
+    agree_label = gettext_lazy("I agree: store my choices anonymously for research.")
     stylesheet = "css/transitivity.css"
     intro_template = "transitivity/questionnaire/_intro.html"
     item_template = "transitivity/questionnaire/_item.html"
@@ -99,7 +106,7 @@ class PairwiseQuestionnaire(Questionnaire):
             return {}
         block = ascii_int(value)
         if block is None or not Block.objects.filter(number=block).exists():
-            raise AnswerRejected(f"There is no block {value}.")
+            raise AnswerRejected(_("There is no block %(block)s.") % {"block": value})
         return {"block": block}
 
     def sequence(self, *, seed: int, options: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -127,6 +134,7 @@ class PairwiseQuestionnaire(Questionnaire):
             "repetitions": repetitions,
             "trials": pair_count(n) * len(ORDER_NUMBERS) * repetitions,
             "block_number": options.get("block"),
+            "items_language": _items_language(),
         }
 
     def item_context(self, item: Mapping[str, Any]) -> dict[str, Any]:
@@ -134,12 +142,16 @@ class PairwiseQuestionnaire(Questionnaire):
         vignettes = {
             v.principle_id: v for v in Vignette.objects.filter(block_id=item["block"], principle__in=[first, second])
         }
-        return {"situation_1": vignettes[first], "situation_2": vignettes[second]}
+        return {
+            "situation_1": vignettes[first],
+            "situation_2": vignettes[second],
+            "items_language": _items_language(),
+        }
 
     def read_answer(self, item: Mapping[str, Any], data: Mapping[str, str]) -> dict[str, Any]:
         situation = data.get("situation")
         if situation not in ("1", "2"):
-            raise AnswerRejected("Choose situation 1 or situation 2.")
+            raise AnswerRejected(_("Choose situation 1 or situation 2."))
         chosen = shown_first_and_second(item)[int(situation) - 1]
         return {"situation": int(situation), "chosen": chosen}
 
@@ -185,7 +197,7 @@ class PairwiseQuestionnaire(Questionnaire):
         ]
         return {
             "block_number": block,
-            "view": report_view(person, subject="Your choices"),
+            "view": report_view(person, subject=_("Your choices")),
             "plain": plain_summary(person, situations=situations),
             "comparison": comparison,
             "same_block_models": [one for one in comparison if one["view"] is not None],

@@ -11,9 +11,12 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
-from instruments.base import StudyLength
+from instruments import registry
+from instruments.base import StudyLength, items_language_notice
 from instruments.transitivity import selectors
 from instruments.transitivity.charts import counts_chart
 from instruments.transitivity.models import Block, PresentationOrder, Principle, TransitivityInstrument
@@ -23,7 +26,10 @@ from instruments.transitivity.reports import results_csv
 from scoring.transitivity import pair_count
 
 ORDERS = len(PresentationOrder.choices)
-METHOD_NAMES = {"logprobs": "first-token log-probabilities", "sampling": "choice frequencies over repeated samples"}
+METHOD_NAMES = {
+    "logprobs": gettext_lazy("first-token log-probabilities"),
+    "sampling": gettext_lazy("choice frequencies over repeated samples"),
+}
 
 
 def _design() -> dict[str, int]:
@@ -49,6 +55,7 @@ def about(request: HttpRequest) -> HttpResponse:
         {
             "principles": list(Principle.objects.order_by("index")),
             "design": design,
+            "items_language": items_language_notice(registry.instrument("transitivity").identity),
             "question": "Choose the situation you think is morally worse.",
             "source": instrument.source if instrument else "",
             "report_count": selectors.models_with_results_count(),
@@ -95,13 +102,18 @@ def model_report(request: HttpRequest, slug: str) -> HttpResponse:
     run = results["run"]
     state = run["status"]
     if state != "finished":
-        state += f", {run['items_done']} of {run['items_total']} items"
+        state = _("%(status)s, %(done)s of %(total)s items") % {
+            "status": state,
+            "done": run["items_done"],
+            "total": run["items_total"],
+        }
     return render(
         request,
         "transitivity/model_report.html",
         {
             "subject": results["model"]["name"],
-            "description": f"Run {run['id']} ({state}); choice probabilities from {METHOD_NAMES[run['method']]}.",
+            "description": _("Run %(id)s (%(state)s); choice probabilities from %(method)s.")
+            % {"id": run["id"], "state": state, "method": METHOD_NAMES[run["method"]]},
             "view": report_view(results, subject=results["model"]["name"]),
             "diagnostics": results.get("diagnostics") or {},
             "csv_url": reverse("transitivity:model-report-csv", args=[slug]),
