@@ -350,6 +350,16 @@ def published_profile_list() -> QuerySet[Result]:
     return result_list(instrument=INSTRUMENT)
 
 
+def published_profiles_in_other_languages() -> QuerySet[Result]:
+    """The published profiles of runs in another language than English (e.g. zh-hans), by model name, language."""
+    return (
+        Result.objects.filter(instrument=INSTRUMENT)
+        .exclude(language="en")
+        .select_related("model")
+        .order_by("model__name", "model__slug", "language")
+    )
+
+
 def published_profile_get(*, slug: str) -> Result | None:
     return published_profile_list().filter(model__slug=slug).first()
 
