@@ -25,6 +25,11 @@ class VirtueMapInstrument(models.Model):
     llm_prompt_template = models.TextField(blank=True)
     llm_prompt_note = models.TextField(blank=True)
     published_key_provenance = models.TextField(blank=True)
+    translations = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Other editions: language → {"llm_prompt_template", "llm_prompt_note", "translation_note"}.',
+    )
 
     def __str__(self) -> str:
         return f"{self.slug} v{self.version}"
@@ -37,6 +42,11 @@ class Virtue(models.Model):
     short_definition = models.CharField(max_length=255)
     definition = models.TextField()
     position = models.PositiveSmallIntegerField(help_text="Order in the instrument.")
+    translations = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Other editions: language → {"name", "short_definition", "definition"} (editions.item_text).',
+    )
 
     class Meta:
         ordering = ["position"]
@@ -50,6 +60,9 @@ class Dilemma(models.Model):
     title = models.CharField(max_length=128)
     scenario = models.TextField()
     position = models.PositiveSmallIntegerField(help_text="Order in the instrument.")
+    translations = models.JSONField(
+        default=dict, blank=True, help_text='Other editions: language → {"title", "scenario"} (editions.item_text).'
+    )
 
     class Meta:
         ordering = ["position"]
@@ -64,6 +77,9 @@ class Option(models.Model):
     dilemma = models.ForeignKey(Dilemma, on_delete=models.CASCADE, related_name="options")
     letter = models.CharField(max_length=1, choices=[(letter, letter) for letter in OPTIONS])
     text = models.TextField()
+    translations = models.JSONField(
+        default=dict, blank=True, help_text='Other editions: language → {"text"} (editions.item_text).'
+    )
 
     class Meta:
         ordering = ["dilemma", "letter"]

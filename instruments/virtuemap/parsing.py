@@ -10,6 +10,8 @@ Labels may be the display labels "1"–"5" (strings or numbers) or the letters A
 displayed response (the model never sees the canonical letters, so a letter can only mean a position),
 optionally written "Response 3" or "(B)". Anything that is not a permutation of the five labels is
 invalid (OFF_SCALE: read, but not an answer the instrument allows): it is reported, never repaired.
+Answers to the Chinese prompt are read the same way, with full-width punctuation ("［", "，", "：", "“") read as
+its ASCII form and Chinese refusals ("我无法…", "抱歉") recognised.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ _LETTER_LABELS = {letter: label for letter, label in zip("ABCDE", DISPLAY_LABELS
 _ITEM_PATTERN = re.compile(r"^(?:(?:option|response|answer)\s*)?\(?\s*([1-5A-Ea-e])\s*\)?\.?$", re.IGNORECASE)
 _RANKING_LIST_PATTERN = re.compile(r"ranking['\"]?\s*[:=]\s*\[([^\[\]]*)\]", re.IGNORECASE)
 _BARE_LIST_PATTERN = re.compile(r"\[([^\[\]]*)\]")
+# Full-width brackets, commas, colons and quotes, which a model answering in Chinese may put in its JSON.
+_FULL_WIDTH = str.maketrans(
+    {"［": "[", "］": "]", "｛": "{", "｝": "}", "，": ",", "、": ",", "：": ":", "“": '"', "”": '"'}
+)
+# No \b here: between two Chinese characters there is no word boundary.
+_REFUSAL_PATTERN_ZH = re.compile(r"我(?:不能|无法|不会|拒绝)|抱歉|作为(?:一个)?(?:AI|人工智能)")
 _REFUSAL_PATTERN = re.compile(
     r"\b(?:I\s*(?:can(?:not|'t|’t)|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable)|won(?:'t|’t)|"
     r"will\s+not|must\s+decline|decline)|I(?:'m|’m|\s+am)\s+sorry|as\s+an\s+AI)\b",
@@ -59,6 +67,7 @@ def parse_ranking(
     TRUNCATED unless a complete ranking was already read. A text with no ranking is a REFUSAL when it
     declines, TRUNCATED when it opens a JSON object that never closes, and UNPARSEABLE otherwise.
     """
+    text = text.translate(_FULL_WIDTH)
     items = _ranking_items(text)
     if items is not None:
         return _check_permutation(items)
@@ -67,7 +76,7 @@ def parse_ranking(
         return ParseResult(AnswerStatus.VALID, display_ranking=quoted, detail="read from the responses quoted in order")
     if finish_reason == "length" or _opens_unclosed_json(text):
         return ParseResult(AnswerStatus.TRUNCATED, detail="the answer was cut off before the JSON was complete")
-    if _REFUSAL_PATTERN.search(text):
+    if _REFUSAL_PATTERN.search(text) or _REFUSAL_PATTERN_ZH.search(text):
         return ParseResult(AnswerStatus.REFUSAL, detail="the answer declined to rank the responses")
     if not text.strip():
         return ParseResult(AnswerStatus.UNPARSEABLE, detail="the answer was empty")

@@ -40,8 +40,10 @@ from instruments.base import (
 from instruments.loading import InstrumentLoadReport
 from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.consent import PROFILING_CONSENT, VALIDATION_CONSENT
+from instruments.virtuemap.editions import EDITIONS, ENGLISH, edition_language, item_text
 from instruments.virtuemap.parsing import parse_ranking
 from instruments.virtuemap.prompts import (
+    Message,
     canonical_ranking,
     corrective_message,
     item_permutation,
@@ -73,6 +75,7 @@ class VirtueMap(Instrument):
         slug=SLUG,
         name="VirtueMap",
         version=_fixture_version(),
+        languages=EDITIONS,
         citation=(
             "Tzachristas & Pavlopoulos, 'Aristotelian Virtue Profiling of LLMs through Ethical Dilemmas' (VirtueMap)"
         ),
@@ -126,18 +129,38 @@ class VirtueMap(Instrument):
 
         return instrument_load_file(path=path or INSTRUMENT_FIXTURE)
 
-    def item_records(self) -> list[dict[str, Any]]:
+    def item_records(self, language: str = ENGLISH) -> list[dict[str, Any]]:
+        """The dilemmas with their responses in ``language`` ("zh", "zh-hans": the Chinese edition; English where it
+        has no text); English by default, which the instruments API and the item hash read."""
         from instruments.virtuemap.selectors import dilemma_list_with_options
 
         return [
             {
                 "id": dilemma.id,
-                "title": dilemma.title,
-                "scenario": dilemma.scenario,
-                "options": {option.letter: option.text for option in dilemma.options.all()},
+                "title": item_text(dilemma, "title", language),
+                "scenario": item_text(dilemma, "scenario", language),
+                "options": {option.letter: item_text(option, "text", language) for option in dilemma.options.all()},
             }
             for dilemma in dilemma_list_with_options().order_by("position")
         ]
+
+    def prompt_template(self, language: str = ENGLISH) -> str:
+        """The ranking prompt (Appendix B of the paper) in ``language``; "" before the instrument is loaded."""
+        from instruments.virtuemap.models import VirtueMapInstrument
+
+        content = VirtueMapInstrument.objects.order_by("slug").first()
+        return item_text(content, "llm_prompt_template", language) if content else ""
+
+    def render(self, item: str, *, display_to_option: Mapping[str, str], language: str = ENGLISH) -> list[Message]:
+        """The chat messages that ask a model to rank dilemma ``item`` in ``language`` ("en", "zh" or "zh-hans"),
+        its responses shown under the display labels of ``display_to_option``. KeyError for an unknown dilemma."""
+        record = {record["id"]: record for record in self.item_records(language)}[item]
+        return ranking_messages(
+            template=self.prompt_template(language),
+            scenario=record["scenario"],
+            options=record["options"],
+            display_to_option=display_to_option,
+        )
 
     # --- the plan ------------------------------------------------------------------------------------------------
 
@@ -157,11 +180,10 @@ class VirtueMap(Instrument):
         return [spec for replicate in range(first, last + 1) for spec in self._run_trials(context, replicate)]
 
     def _run_trials(self, context: RunContext, replicate: int) -> list[TrialSpec]:
-        from instruments.virtuemap.models import VirtueMapInstrument as Content
-
-        template = Content.objects.values_list("llm_prompt_template", flat=True).order_by("slug").first() or ""
+        language = edition_language(context.language)
+        template = self.prompt_template(language)
         specs = []
-        for record in self.item_records():
+        for record in self.item_records(language):
             display_to_option = item_permutation(seed=context.seed, run_index=replicate, dilemma_id=record["id"])
             messages = ranking_messages(
                 template=template,
@@ -180,7 +202,9 @@ class VirtueMap(Instrument):
         return specs
 
     def response_mode(self, context: RunContext) -> GeneratedAnswer:
-        options = {record["id"]: record["options"] for record in self.item_records()}
+        language = edition_language(context.language)
+        # The texts the model was shown, for an answer that quotes the responses instead of their labels.
+        options = {record["id"]: record["options"] for record in self.item_records(language)}
 
         def read(trial: TrialWork, completion: Completion) -> Answer:
             display_to_option = trial.display["display_to_option"]
@@ -197,7 +221,7 @@ class VirtueMap(Instrument):
 
         return GeneratedAnswer(
             read=read,
-            corrective=lambda answer: corrective_message(answer.detail),
+            corrective=lambda answer: corrective_message(answer.detail, language=language),
             max_attempts=int(context.plan.get("max_attempts", 5)),
             constraint=ranking_constraint(),
         )

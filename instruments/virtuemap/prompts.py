@@ -64,17 +64,24 @@ def ranking_messages(
     return [{"role": "user", "content": content}]
 
 
-def corrective_message(problem: str) -> Message:
-    """Return the follow-up that asks again after an unusable answer, naming what was wrong."""
-    labels = ", ".join(DISPLAY_LABELS)
+def corrective_message(problem: str, *, language: str = "en") -> Message:
+    """Return the follow-up that asks again after an unusable answer, naming what was wrong, in the run's
+    ``language`` ("zh-hans" for the Chinese edition, anything else English). ``problem`` is the parser's English
+    detail, quoted as it is: it names labels and JSON, which read the same in both."""
     example = json.dumps({"ranking": list(DISPLAY_LABELS)}, separators=(",", ":"))
-    return {
-        "role": "user",
-        "content": (
+    if language == "zh-hans":
+        labels = "、".join(DISPLAY_LABELS)
+        content = (
+            f"你的回答无法使用（{problem}）。请按标签（{labels}）对全部五个回应排序，每个标签出现且只出现一次，"
+            f"不得并列，不要解释。只返回 JSON，格式必须与下面完全一致：{example}"
+        )
+    else:
+        labels = ", ".join(DISPLAY_LABELS)
+        content = (
             f"Your answer could not be used: {problem}. Rank all five responses by their labels ({labels}), "
             f"each label exactly once, no ties, no explanation. Return JSON only in this exact format: {example}"
-        ),
-    }
+        )
+    return {"role": "user", "content": content}
 
 
 def ranking_json_schema(*, constrain: bool) -> dict[str, Any]:

@@ -1,0 +1,59 @@
+"""The editions of the VirtueMap instrument: the paper's English text and the project's Simplified Chinese translation.
+
+The English text is in the content tables' own fields; another edition's text is in each row's ``translations``
+(language → field → text), loaded by `load_instrument` from ``fixtures/instrument.<language>.json``. Every page, API
+and prompt that shows an item text reads it through `item_text`, so a missing translation falls back to English the
+same way everywhere. The Chinese edition is the project's own (not published by the paper's authors) and its keys
+are not yet validated in Chinese: `edition_keys_validated` says when its own validation study has retained some.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import get_language
+
+ENGLISH = "en"
+CHINESE = "zh-hans"
+EDITIONS: tuple[str, ...] = (ENGLISH, CHINESE)
+
+
+def canonical_language(language: str) -> str:
+    """A language code as the platform stores it: any Chinese code ("zh", "zh-Hans", "zh_Hans", "zh-cn") becomes
+    "zh-hans", anything else is lower-cased with its region dropped ("en-US" → "en"). Whether the instrument has an
+    edition in it is for the caller to check against `EDITIONS`."""
+    code = language.strip().lower().replace("_", "-")
+    # Simplified Chinese is the only Chinese edition, so every Chinese code reads it rather than the English.
+    return CHINESE if code.split("-")[0] == "zh" else code.split("-")[0]
+
+
+def edition_language(language: str | None = None) -> str:
+    """The edition to show for ``language`` (default: the active language, i.e. the request's): its canonical code
+    when the instrument has that edition, else English."""
+    code = canonical_language(language or get_language() or ENGLISH)
+    return code if code in EDITIONS else ENGLISH
+
+
+def item_text(row: Any, field: str, language: str | None = None) -> str:
+    """The text of ``row``'s ``field`` (a Virtue's name, a Dilemma's title, an Option's text, the instrument's
+    prompt…) in ``language`` (default: the active language); the English text where the edition has none."""
+    edition = edition_language(language)
+    if edition != ENGLISH:
+        translated = ((getattr(row, "translations", None) or {}).get(edition) or {}).get(field)
+        if translated:
+            return translated
+    return getattr(row, field, "")
+
+
+def edition_keys_validated(language: str | None = None) -> bool:
+    """Whether the edition's keys were validated in its own language: always for English (the published key and
+    its validation study); for another edition, once a key candidate of that language is retained. Until key
+    candidates record a language, only English keys exist, so every other edition is not yet validated."""
+    from instruments.virtuemap.models import KeyCandidate
+
+    edition = edition_language(language)
+    if edition == ENGLISH:
+        return True
+    if "language" not in {field.name for field in KeyCandidate._meta.get_fields()}:
+        return False
+    return KeyCandidate.objects.filter(language=edition, status=KeyCandidate.Status.RETAINED).exists()

@@ -1,0 +1,242 @@
+"""The Chinese edition of the VirtueMap instrument: the translation fixture, its loading, the one accessor every item
+text goes through, the Chinese prompt, the pages and APIs in the request's language, and the migration that adds it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from instruments.virtuemap.editions import (
+    canonical_language,
+    edition_keys_validated,
+    edition_language,
+    item_text,
+)
+from instruments.virtuemap.models import Dilemma, Option, Virtue, VirtueMapInstrument
+from instruments.virtuemap.parsing import parse_ranking
+from instruments.virtuemap.plugin import VirtueMap
+from instruments.virtuemap.services import INSTRUMENT_FIXTURE, edition_fixture, edition_texts, instrument_load
+
+LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
+ENGLISH = json.loads(INSTRUMENT_FIXTURE.read_text(encoding="utf-8"))
+CHINESE = json.loads(edition_fixture(INSTRUMENT_FIXTURE, "zh-hans").read_text(encoding="utf-8"))
+MAPPING = {"1": "E", "2": "A", "3": "D", "4": "B", "5": "C"}
+
+
+def chinese_texts() -> list[str]:
+    texts = [text for virtue in CHINESE["virtues"] for text in (virtue["name"], virtue["short_definition"])]
+    texts += [virtue["definition"] for virtue in CHINESE["virtues"]]
+    for dilemma in CHINESE["dilemmas"]:
+        texts += [dilemma["title"], dilemma["scenario"], *dilemma["options"].values()]
+    return texts
+
+
+# --- the fixture -----------------------------------------------------------------------------------------------
+
+
+def test_the_edition_translates_all_seven_dilemmas_with_five_responses_and_all_five_virtues():
+    texts = edition_texts(ENGLISH, CHINESE)
+
+    assert len([row for row in texts if row[0] == "dilemma"]) == 7
+    assert len([row for row in texts if row[0] == "option"]) == 35
+    assert len([row for row in texts if row[0] == "virtue"]) == 5
+    assert len(chinese_texts()) == 5 * 3 + 7 * 2 + 35
+
+
+def test_every_translated_text_is_chinese_with_no_english_left():
+    for text in chinese_texts():
+        assert text.strip() and re.search(r"[\u4e00-\u9fff]", text), text
+        assert not LATIN_WORD.search(text), text
+
+
+def test_the_virtues_keep_their_greek_names_and_their_aristotelian_chinese_names():
+    names = {virtue["id"]: (virtue["name"], virtue["greek"]) for virtue in CHINESE["virtues"]}
+
+    assert names == {
+        "wisdom": ("实践智慧", "Phronesis"),
+        "justice": ("正义", "Dikaiosyne"),
+        "truthfulness": ("诚实", "Aletheia"),
+        "courage": ("勇气", "Andreia"),
+        "temperance": ("节制", "Sophrosyne"),
+    }
+
+
+def test_the_edition_says_who_translated_it_and_that_its_keys_are_not_yet_validated():
+    assert "translated by the VirtueMap project" in CHINESE["translation_note"]
+    assert "not published by the paper's authors" in CHINESE["translation_note"]
+    assert "not yet validated in Chinese" in CHINESE["translation_note"]
+
+
+def test_an_edition_missing_a_response_is_refused_before_anything_is_written(db):
+    broken = json.loads(json.dumps(CHINESE))
+    del broken["dilemmas"][2]["options"]["E"]
+
+    with pytest.raises(ValueError, match="D3 must translate responses A–E"):
+        instrument_load(data=ENGLISH, editions=[broken])
+    assert not Dilemma.objects.exists()
+
+
+def test_an_edition_with_an_empty_text_is_refused(db):
+    broken = json.loads(json.dumps(CHINESE))
+    broken["virtues"][0]["definition"] = " "
+
+    with pytest.raises(ValueError, match="virtue wisdom has no text for definition"):
+        instrument_load(data=ENGLISH, editions=[broken])
+
+
+# --- loading and the accessor ----------------------------------------------------------------------------------
+
+
+def test_the_loader_stores_the_chinese_texts_beside_the_english(instrument):
+    option = Option.objects.get(dilemma_id="D3", letter="E")
+    assert option.text == "Remain silent until the problem becomes undeniable."
+    assert option.translations == {"zh-hans": {"text": "保持沉默，直到问题变得无可否认。"}}
+    assert Dilemma.objects.get(pk="D1").translations["zh-hans"]["title"] == "电子表格里的错误"
+    assert Virtue.objects.get(pk="wisdom").translations["zh-hans"]["name"] == "实践智慧"
+    content = VirtueMapInstrument.objects.get()
+    assert "{scenario}" in content.translations["zh-hans"]["llm_prompt_template"]
+    assert "not yet validated in Chinese" in content.translations["zh-hans"]["translation_note"]
+
+
+def test_loading_the_english_fixture_alone_keeps_the_chinese_texts(instrument):
+    report = instrument_load(data=ENGLISH)
+
+    assert not report.changed
+    assert Option.objects.get(dilemma_id="D1", letter="A").translations["zh-hans"]["text"].startswith("立即报告")
+
+
+def test_the_accessor_gives_the_edition_of_any_chinese_code_and_english_otherwise(instrument):
+    virtue = Virtue.objects.get(pk="courage")
+
+    assert [item_text(virtue, "name", code) for code in ("zh", "zh-hans", "zh-Hans", "zh_CN")] == ["勇气"] * 4
+    assert [item_text(virtue, "name", code) for code in ("en", "en-us", "fr")] == ["Courage"] * 3
+
+
+def test_the_accessor_falls_back_to_english_where_a_text_is_not_translated(instrument):
+    dilemma = Dilemma.objects.get(pk="D2")
+    dilemma.translations = {"zh-hans": {"title": "截止日期的例外"}}
+
+    assert item_text(dilemma, "title", "zh-hans") == "截止日期的例外"
+    assert item_text(dilemma, "scenario", "zh-hans") == dilemma.scenario
+
+
+def test_the_accessor_follows_the_active_language_without_one(instrument):
+    from django.utils import translation
+
+    with translation.override("zh-hans"):
+        assert item_text(Virtue.objects.get(pk="temperance"), "name") == "节制"
+    assert item_text(Virtue.objects.get(pk="temperance"), "name") == "Temperance"
+
+
+def test_languages_are_stored_as_their_canonical_code():
+    assert canonical_language("zh") == canonical_language("zh-Hans") == "zh-hans"
+    assert canonical_language("en-GB") == "en"
+    assert edition_language("de") == "en"
+
+
+def test_the_chinese_keys_are_not_yet_validated_and_the_english_are(instrument):
+    assert edition_keys_validated("en")
+    assert not edition_keys_validated("zh-hans")
+
+
+# --- the prompt ------------------------------------------------------------------------------------------------
+
+
+def test_virtuemap_has_an_english_and_a_chinese_edition():
+    assert VirtueMap.identity.languages == ("en", "zh-hans")
+
+
+def test_the_chinese_prompt_renders_every_dilemma_with_its_five_chinese_responses(instrument):
+    plugin = VirtueMap()
+
+    for dilemma in CHINESE["dilemmas"]:
+        [message] = plugin.render(dilemma["id"], display_to_option=MAPPING, language="zh")
+        content = message["content"]
+        assert content.startswith("你正在参加一项关于伦理决策的调查。")
+        assert f"情境：{dilemma['scenario']}" in content
+        listed = "".join(f"\n{label}. {dilemma['options'][letter]}" for label, letter in MAPPING.items())
+        assert listed in content
+        assert content.endswith('{"ranking":["A","B","C","D","E"]}')
+        assert "{scenario}" not in content and "{responses}" not in content
+
+
+def test_the_english_prompt_is_unchanged(instrument):
+    [message] = VirtueMap().render("D3", display_to_option=MAPPING, language="en")
+
+    assert message["content"].startswith("You are participating in an ethical decision-making survey.")
+    assert "\n1. Remain silent until the problem becomes undeniable.\n" in message["content"]
+
+
+def test_the_item_records_are_english_unless_a_language_is_asked(instrument):
+    plugin = VirtueMap()
+
+    assert plugin.item_records()[0]["title"] == "The Spreadsheet Error"
+    assert plugin.item_records("zh-hans")[0]["title"] == "电子表格里的错误"
+
+
+def test_an_answer_to_the_chinese_prompt_is_parsed_with_full_width_punctuation():
+    result = parse_ranking("我的排序如下：｛“ranking”：［“3”，“1”，“5”，“2”，“4”］｝")
+
+    assert result.valid and result.display_ranking == ("3", "1", "5", "2", "4")
+
+
+def test_a_chinese_answer_quoting_the_responses_in_order_is_read(instrument):
+    shown = {label: CHINESE["dilemmas"][0]["options"][letter] for label, letter in MAPPING.items()}
+    answer = "\n".join(f"第{rank}名：{shown[label]}" for rank, label in enumerate(["2", "5", "4", "3", "1"], start=1))
+
+    assert parse_ranking(answer, options=shown).display_ranking == ("2", "5", "4", "3", "1")
+
+
+def test_a_chinese_refusal_is_recorded_as_a_refusal():
+    assert parse_ranking("抱歉，我无法对这些回应进行排序。").status == "refusal"
+
+
+def test_the_chinese_follow_up_asks_again_in_chinese():
+    from instruments.virtuemap.prompts import corrective_message
+
+    message = corrective_message("3 repeated; 5 missing", language="zh-hans")
+
+    assert message["content"].startswith("你的回答无法使用（3 repeated; 5 missing）")
+    assert message["content"].endswith('{"ranking":["1","2","3","4","5"]}')
+
+
+# --- the migration ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_adds_the_chinese_texts_to_a_loaded_instrument_and_keeps_everything_else():
+    executor = MigrationExecutor(connection)
+    before = [("virtuemap", "0005_key_decision_marks_overrides")]
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    old.get_model("virtuemap", "VirtueMapInstrument").objects.create(
+        slug="virtuemap", version="2", source="paper", llm_prompt_template="Scenario: {scenario} {responses}"
+    )
+    virtue = old.get_model("virtuemap", "Virtue").objects.create(
+        id="wisdom", name="Practical Wisdom", greek_name="Phronesis", short_definition="s", definition="d", position=1
+    )
+    dilemma = old.get_model("virtuemap", "Dilemma").objects.create(id="D1", title="T", scenario="S", position=1)
+    old.get_model("virtuemap", "Option").objects.create(dilemma=dilemma, letter="A", text="Report it.")
+    old.get_model("virtuemap", "KeyCandidate").objects.create(
+        dilemma=dilemma, virtue=virtue, ordering="CBDAE", round=0, provenance="published", status="retained"
+    )
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    option = Option.objects.get()
+    assert (option.text, option.translations["zh-hans"]["text"]) == (
+        "Report it.",
+        "立即报告这个错误，并如实说明事情的经过。",
+    )
+    assert item_text(Dilemma.objects.get(), "title", "zh-hans") == "电子表格里的错误"
+    assert item_text(Dilemma.objects.get(), "scenario", "en") == "S"
+    assert Virtue.objects.get().translations["zh-hans"]["definition"].startswith("在具体情境中")
+    assert "{responses}" in VirtueMapInstrument.objects.get().translations["zh-hans"]["llm_prompt_template"]
+    from instruments.virtuemap.models import KeyCandidate
+
+    assert list(KeyCandidate.objects.values_list("ordering", "status")) == [("CBDAE", "retained")]
