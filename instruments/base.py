@@ -214,6 +214,8 @@ class Study:
     `surveys.ConsentText.study` hold), its name, and the first version of its consent text (a mapping with "version",
     "title", "information_sheet" and "consent_statement"; "supersedes": the text hashes of earlier built-in wordings,
     which `load_instrument` replaces by this one, as the next version, where a deployment still has one unedited).
+    ``consent_translations``: the first version of the same text in other languages, each such a mapping with its
+    "language" (e.g. "zh-hans"); the consent page shows the text in the request's language, else the English.
     ``panel_gated``: the deployment's panel rules
     (STUDY_ACCESS, STUDY_PANEL_STUDY_ID) apply to it, because its answers decide something (VirtueMap's keys).
     ``continue_url_name``: see below."""
@@ -222,6 +224,7 @@ class Study:
     name: str
     instrument: str
     consent: Mapping[str, Any] = field(default_factory=dict)
+    consent_translations: tuple[Mapping[str, Any], ...] = ()
     panel_gated: bool = False
     # For a study with pages of its own: the URL name of the page that carries on for the respondent in the browser
     # session (where a participant reference resumes). Studies of the shared questionnaire continue at /take/.

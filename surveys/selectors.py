@@ -19,10 +19,11 @@ DEFAULT_LANGUAGE = "en"
 
 
 def language_of_text(language: str | None) -> str:
-    """The consent-text language for a request language: "zh-hans" stays "zh-hans", "en-us" becomes "en"; None is
-    the active language of the request (`django.utils.translation.get_language`)."""
-    language = (language or get_language() or DEFAULT_LANGUAGE).lower()
-    return language if language.startswith("zh") else language.split("-")[0]
+    """The consent-text language for a request language: any Chinese code ("zh", "zh-hans", "zh_Hans") becomes
+    "zh-hans", the only Chinese the texts are written in; "en-us" becomes "en"; None is the active language of the
+    request (`django.utils.translation.get_language`)."""
+    language = (language or get_language() or DEFAULT_LANGUAGE).lower().replace("_", "-")
+    return "zh-hans" if language.split("-")[0] == "zh" else language.split("-")[0]
 
 
 def consent_text_current(*, study: str, language: str | None = None) -> ConsentText | None:

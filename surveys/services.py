@@ -140,21 +140,28 @@ def consent_text_install_defaults() -> list[ConsentText]:
     details = {name: getattr(settings, f"STUDY_{name.upper()}") for name in ConsentText.DETAIL_FIELDS}
     created = []
     for slug, study in registry.studies().items():
-        if not study.consent:
-            continue
-        wording = {name: value for name, value in study.consent.items() if name != "supersedes"}
-        texts = ConsentText.objects.select_for_update().filter(
-            study=slug, language=wording.get("language", selectors.DEFAULT_LANGUAGE)
-        )
-        current = texts.filter(is_current=True).first()
-        if not texts.exists():
-            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **wording))
-        elif current is not None and current.text_hash in study.consent.get("supersedes", ()):
-            current.is_current = False
-            current.save(update_fields=["is_current"])
-            wording["version"] = _next_version(texts.values_list("version", flat=True))
-            created.append(ConsentText.objects.create(study=slug, is_current=True, **details, **wording))
+        for declared in (study.consent, *study.consent_translations) if study.consent else ():
+            text = _consent_text_install(slug, declared, details)
+            if text is not None:
+                created.append(text)
     return created
+
+
+def _consent_text_install(slug: str, declared: Mapping[str, Any], details: dict[str, str]) -> ConsentText | None:
+    """The declared wording of one study in one language, created where needed (see above); None when not."""
+    wording = {name: value for name, value in declared.items() if name != "supersedes"}
+    texts = ConsentText.objects.select_for_update().filter(
+        study=slug, language=wording.get("language", selectors.DEFAULT_LANGUAGE)
+    )
+    current = texts.filter(is_current=True).first()
+    if not texts.exists():
+        return ConsentText.objects.create(study=slug, is_current=True, **details, **wording)
+    if current is not None and current.text_hash in declared.get("supersedes", ()):
+        current.is_current = False
+        current.save(update_fields=["is_current"])
+        wording["version"] = _next_version(texts.values_list("version", flat=True))
+        return ConsentText.objects.create(study=slug, is_current=True, **details, **wording)
+    return None
 
 
 def _next_version(versions: Iterable[str]) -> str:

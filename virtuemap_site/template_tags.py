@@ -31,3 +31,22 @@ def scroll_region(parser: Parser, token: Token) -> ScrollRegionNode:
     nodelist = parser.parse(("endscroll_region",))
     parser.delete_first_token()
     return ScrollRegionNode(nodelist)
+
+
+@register.filter(name="item_text")
+def item_text_filter(row: object, field: str) -> str:
+    """``{{ dilemma|item_text:"title" }}``: an instrument item's text in the request's language, English where its
+    edition has none (`instruments.virtuemap.editions.item_text`, the one accessor of item texts)."""
+    from instruments.virtuemap.editions import item_text
+
+    return item_text(row, field)
+
+
+@register.inclusion_tag("virtuemap/_edition_notice.html")
+def edition_notice() -> dict[str, object]:
+    """``{% edition_notice %}``: on a page showing VirtueMap's items in a translated edition, that the translation is
+    the project's own and that its keys are not yet validated in that language; nothing in English."""
+    from instruments.virtuemap.editions import ENGLISH, edition_keys_validated, edition_language
+
+    edition = edition_language()
+    return {"show": edition != ENGLISH, "validated": edition_keys_validated(edition)}

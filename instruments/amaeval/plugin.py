@@ -16,7 +16,7 @@ from typing import Any
 
 from instruments.amaeval import items as amaeval_items
 from instruments.amaeval.chain import JUDGE_MODES, RUBRIC, AmaevalMode
-from instruments.amaeval.consent import AMAEVAL_CONSENT
+from instruments.amaeval.consent import AMAEVAL_CONSENT, AMAEVAL_CONSENT_ZH
 from instruments.amaeval.items import CORRECTED, FIDELITIES, PAPER, RatingItem, task_split
 from instruments.base import (
     AnswerStatus,
@@ -99,7 +99,15 @@ class Amaeval(Instrument):
             maximum=4000,
         ),
     )
-    studies = (Study(STUDY, "AMAeval for people: rating moral reasoning", "amaeval", consent=AMAEVAL_CONSENT),)
+    studies = (
+        Study(
+            STUDY,
+            "AMAeval for people: rating moral reasoning",
+            "amaeval",
+            consent=AMAEVAL_CONSENT,
+            consent_translations=(AMAEVAL_CONSENT_ZH,),
+        ),
+    )
     publish_on_finish = True
 
     def questionnaire(self, study: str):

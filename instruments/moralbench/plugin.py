@@ -35,7 +35,7 @@ from instruments.base import (
     TrialSpec,
 )
 from instruments.loading import InstrumentLoadReport
-from instruments.moralbench.consent import MORALBENCH_CONSENT
+from instruments.moralbench.consent import MORALBENCH_CONSENT, MORALBENCH_CONSENT_ZH
 from instruments.moralbench.parsing import letter_read
 from instruments.moralbench.prompts import moralbench_messages, prompt_parts, prompt_shown, shown_to_published
 from llmruns.backends.base import Completion
@@ -125,7 +125,15 @@ class MoralBench(Instrument):
             maximum=MAX_TOP_K,
         ),
     )
-    studies = (Study(STUDY, "MoralBench for people", "moralbench", consent=MORALBENCH_CONSENT),)
+    studies = (
+        Study(
+            STUDY,
+            "MoralBench for people",
+            "moralbench",
+            consent=MORALBENCH_CONSENT,
+            consent_translations=(MORALBENCH_CONSENT_ZH,),
+        ),
+    )
     publish_on_finish = True
 
     def questionnaire(self, study: str):

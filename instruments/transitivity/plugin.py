@@ -30,7 +30,7 @@ from instruments.base import (
     TrialSpec,
 )
 from instruments.loading import InstrumentLoadReport
-from instruments.transitivity.consent import TRANSITIVITY_CONSENT
+from instruments.transitivity.consent import TRANSITIVITY_CONSENT, TRANSITIVITY_CONSENT_ZH
 from instruments.transitivity.parsing import label_of_answer, x_worse_probability
 from instruments.transitivity.prompts import choice_messages
 from llmruns.labels import LabelReading
@@ -97,7 +97,15 @@ class Transitivity(Instrument):
             maximum=20,
         ),
     )
-    studies = (Study(STUDY, "Pairwise moral choices", "transitivity", consent=TRANSITIVITY_CONSENT),)
+    studies = (
+        Study(
+            STUDY,
+            "Pairwise moral choices",
+            "transitivity",
+            consent=TRANSITIVITY_CONSENT,
+            consent_translations=(TRANSITIVITY_CONSENT_ZH,),
+        ),
+    )
     publish_on_finish = True
 
     def questionnaire(self, study: str):

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from instruments.virtuemap import profiling as services
 from instruments.virtuemap import selectors
+from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.plugin import VirtueMap
 from instruments.virtuemap.selectors import retained_key_last_modified
 from llmruns.models import Result
@@ -40,7 +41,8 @@ from virtuemap_site.errors import ApplicationError
 
 
 class VirtueListApi(ConditionalGetMixin, ListAPIView):
-    """The five virtues of the instrument, in instrument order."""
+    """The five virtues of the instrument, in instrument order, in the request's language (``?lang=zh-hans`` or
+    Accept-Language: the Chinese edition; English otherwise)."""
 
     @extend_schema_serializer(component_name="Virtue")
     class OutputSerializer(serializers.Serializer):
@@ -49,6 +51,10 @@ class VirtueListApi(ConditionalGetMixin, ListAPIView):
         greek_name = serializers.CharField()
         short_definition = serializers.CharField()
         definition = serializers.CharField()
+
+        def to_representation(self, virtue: Any) -> dict[str, Any]:
+            texts = {name: item_text(virtue, name) for name in ("name", "short_definition", "definition")}
+            return {**super().to_representation(virtue), **texts}
 
     serializer_class = OutputSerializer
 
@@ -63,7 +69,8 @@ class VirtueListApi(ConditionalGetMixin, ListAPIView):
 
 
 class DilemmaListApi(ConditionalGetMixin, ListAPIView):
-    """The dilemmas, in instrument order, each with its five responses A–E."""
+    """The dilemmas, in instrument order, each with its five responses A–E, in the request's language (``?lang=``
+    or Accept-Language, as the virtues)."""
 
     @extend_schema_serializer(component_name="Dilemma")
     class OutputSerializer(serializers.Serializer):
@@ -72,10 +79,17 @@ class DilemmaListApi(ConditionalGetMixin, ListAPIView):
             letter = serializers.ChoiceField(choices=OPTIONS)
             text = serializers.CharField()
 
+            def to_representation(self, option: Any) -> dict[str, Any]:
+                return {**super().to_representation(option), "text": item_text(option, "text")}
+
         id = serializers.CharField(help_text="e.g. D1")
         title = serializers.CharField()
         scenario = serializers.CharField()
         options = OptionSerializer(many=True)
+
+        def to_representation(self, dilemma: Any) -> dict[str, Any]:
+            texts = {name: item_text(dilemma, name) for name in ("title", "scenario")}
+            return {**super().to_representation(dilemma), **texts}
 
     serializer_class = OutputSerializer
 

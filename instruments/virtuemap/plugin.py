@@ -39,7 +39,12 @@ from instruments.base import (
 )
 from instruments.loading import InstrumentLoadReport
 from instruments.virtuemap.answers import SLUG, run_items
-from instruments.virtuemap.consent import PROFILING_CONSENT, VALIDATION_CONSENT
+from instruments.virtuemap.consent import (
+    PROFILING_CONSENT,
+    PROFILING_CONSENT_ZH,
+    VALIDATION_CONSENT,
+    VALIDATION_CONSENT_ZH,
+)
 from instruments.virtuemap.editions import EDITIONS, ENGLISH, edition_language, item_text
 from instruments.virtuemap.parsing import parse_ranking
 from instruments.virtuemap.prompts import (
@@ -105,6 +110,7 @@ class VirtueMap(Instrument):
             "Key validation study",
             "virtuemap",
             consent=VALIDATION_CONSENT,
+            consent_translations=(VALIDATION_CONSENT_ZH,),
             panel_gated=True,
             continue_url_name="study-item",
         ),
@@ -113,6 +119,7 @@ class VirtueMap(Instrument):
             "Profiling questionnaire",
             "virtuemap",
             consent=PROFILING_CONSENT,
+            consent_translations=(PROFILING_CONSENT_ZH,),
             continue_url_name="profile-resume",
         ),
     )

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from instruments.base import Figure, FigureContext, PeopleFigure, ProfileSection
 from instruments.virtuemap.charts import RadarSeries, radar_chart
+from instruments.virtuemap.editions import item_text
 from scoring.moralbench import distribution
 
 # The radar component's series styles: the first subject drawn as the model, the others in turn.
@@ -24,7 +25,7 @@ def figure_context() -> FigureContext:
     rule), their scores' median and quartiles: two queries."""
     from instruments.virtuemap.selectors import profiling_reference_scores, virtue_list
 
-    labels = dict(virtue_list().values_list("id", "name"))
+    labels = {virtue.id: item_text(virtue, "name") for virtue in virtue_list()}
     people_count, reference = profiling_reference_scores(virtues=list(labels))
     people = {}
     if people_count >= settings.PROFILE_REFERENCE_MIN_RESPONDENTS:

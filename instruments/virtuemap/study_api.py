@@ -21,6 +21,7 @@ from rest_framework import authentication, exceptions, permissions, serializers,
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.models import Assignment
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import assignment_for_display, respondent_progress
@@ -232,9 +233,9 @@ def item_payload(assignment: Assignment, progress: dict[str, int]) -> dict:
         "kind": assignment.kind,
         "dilemma": {
             "id": dilemma.id,
-            "title": dilemma.title,
-            "scenario": dilemma.scenario,
-            "options": {option.letter: option.text for option in dilemma.options.all()},
+            "title": item_text(dilemma, "title"),
+            "scenario": item_text(dilemma, "scenario"),
+            "options": {option.letter: item_text(option, "text") for option in dilemma.options.all()},
         },
         "ordering": list(assignment.displayed_order),
         "progress": {**progress, "position": assignment.position},
@@ -247,9 +248,9 @@ def item_payload(assignment: Assignment, progress: dict[str, int]) -> dict:
         payload["candidate"] = assignment.candidate_id
         payload["virtue"] = {
             "id": virtue.id,
-            "name": virtue.name,
-            "short_definition": virtue.short_definition,
-            "definition": virtue.definition,
+            "name": item_text(virtue, "name"),
+            "short_definition": item_text(virtue, "short_definition"),
+            "definition": item_text(virtue, "definition"),
         }
     return payload
 

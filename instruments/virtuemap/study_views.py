@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from instruments import registry
 from instruments.virtuemap.answers import SLUG
+from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.models import Assignment, ValidationResponse
 from instruments.virtuemap.plugin import VALIDATION
@@ -134,7 +135,7 @@ def study_item(request: HttpRequest) -> HttpResponse:
             return redirect("study-thanks")
         return render(request, "virtuemap/study/complete.html", {"respondent": respondent, "reason": "no_open"})
     assignment = assignment_for_display(assignment_id=assignment.pk)
-    options = {option.letter: option.text for option in assignment.dilemma.options.all()}
+    options = {option.letter: item_text(option, "text") for option in assignment.dilemma.options.all()}
     form = RankingForm(
         request.POST or None,
         initial_ranking=list(assignment.displayed_order),

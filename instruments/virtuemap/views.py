@@ -20,6 +20,7 @@ from instruments.profiles import edition_comparison
 from instruments.virtuemap import selectors as survey_selectors
 from instruments.virtuemap import selectors as virtuemap_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
+from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
 from instruments.virtuemap.profile import figures as profile_figures
@@ -52,7 +53,7 @@ def model_thumbnails(virtues: list) -> list[dict]:
     profiles = published_profile_scores()
     values = {slug: [scores.get(virtue.id) for virtue in virtues] for slug, (_, scores) in profiles.items()}
     axis_min = axis_minimum([value for row in values.values() for value in row])
-    names = [virtue.name for virtue in virtues]
+    names = [item_text(virtue, "name") for virtue in virtues]
     return [
         {
             "slug": slug,
@@ -320,7 +321,7 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
     dilemma = dilemmas[index]
     answers = ProfileAnswers.load(request, ids)
     respondent = _profiling_respondent(request)
-    texts = {option.letter: option.text for option in dilemma.options.all()}
+    texts = {option.letter: item_text(option, "text") for option in dilemma.options.all()}
     saved = answers.rankings.get(dilemma_id)
     new_seed = answers.seed is None
     if new_seed:
@@ -457,7 +458,7 @@ def _results_page(
         return redirect("profile-start")
     dilemmas = {dilemma.id: dilemma for dilemma in dilemma_list_with_options()}
     person = [result.scores[virtue.id] for virtue in virtues]
-    names = [virtue.name for virtue in virtues]
+    names = [item_text(virtue, "name") for virtue in virtues]
     best = result.nearest_models[0] if result.nearest_models else None
     best_scores = None
     if best is not None:
@@ -530,7 +531,7 @@ def gallery(request: HttpRequest) -> HttpResponse:
     virtues = list(survey_selectors.virtue_list())
     results = list(published_profile_list())
     current = {VirtueMap.identity.slug: VirtueMap().result_dependencies()}
-    names = [virtue.name for virtue in virtues]
+    names = [item_text(virtue, "name") for virtue in virtues]
     values = {result.pk: [profile_scores(result).get(virtue.id) for virtue in virtues] for result in results}
     # One axis for every chart, so the pentagons can be compared by eye.
     axis_min = axis_minimum([value for row in values.values() for value in row])

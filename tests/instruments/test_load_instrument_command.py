@@ -30,7 +30,9 @@ def test_without_a_name_it_loads_every_registered_instrument_and_the_consent_tex
     assert {"validation", "profiling", "transitivity"} <= studies
     assert set(ConsentText.objects.values_list("study", flat=True)) == studies
     assert "VirtueMap loaded." in output and "Transitivity test loaded." in output
-    assert output.count("Installed") == len(studies)
+    # One text per study in English and one in Chinese.
+    assert output.count("Installed") == 2 * len(studies)
+    assert set(ConsentText.objects.values_list("language", flat=True)) == {"en", "zh-hans"}
     assert _load().count("already up to date, nothing changed.") == len(registry.slugs())
 
 

@@ -169,7 +169,7 @@ def _earlier_built_in_text(study: str, **changes) -> ConsentText:
 
 
 def test_an_unedited_earlier_built_in_text_is_replaced_by_the_next_version(db, consent_texts):
-    ConsentText.objects.filter(study="moralbench").delete()
+    ConsentText.objects.filter(study="moralbench", language="en").delete()
     earlier = _earlier_built_in_text("moralbench")
     (installed,) = consent_text_install_defaults()
     assert (installed.study, installed.version, installed.is_current) == ("moralbench", "2", True)
@@ -180,7 +180,7 @@ def test_an_unedited_earlier_built_in_text_is_replaced_by_the_next_version(db, c
 
 
 def test_a_text_a_researcher_edited_is_left_alone(db, consent_texts):
-    ConsentText.objects.filter(study="moralbench").delete()
+    ConsentText.objects.filter(study="moralbench", language="en").delete()
     edited = _earlier_built_in_text("moralbench", title="Our own title", consent_statement="Our own statement.")
     assert consent_text_install_defaults() == []
     edited.refresh_from_db()
@@ -191,7 +191,7 @@ def test_researchers_fill_the_details_in_admin_until_someone_consented_to_them(a
     text = respondent.consent_text
     url = f"/admin/surveys/consenttext/{text.pk}/change/"
     assert 'name="ethics_reference"' not in admin_client.get(url).content.decode()  # consented to: read-only
-    other = ConsentText.objects.get(study="profiling")
+    other = ConsentText.objects.get(study="profiling", language="en")
     assert (
         'name="ethics_reference"' in admin_client.get(f"/admin/surveys/consenttext/{other.pk}/change/").content.decode()
     )

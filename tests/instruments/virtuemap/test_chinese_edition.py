@@ -9,6 +9,8 @@ import re
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.test import Client
+from django.utils import translation
 
 from instruments.virtuemap.editions import (
     canonical_language,
@@ -25,6 +27,14 @@ LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 ENGLISH = json.loads(INSTRUMENT_FIXTURE.read_text(encoding="utf-8"))
 CHINESE = json.loads(edition_fixture(INSTRUMENT_FIXTURE, "zh-hans").read_text(encoding="utf-8"))
 MAPPING = {"1": "E", "2": "A", "3": "D", "4": "B", "5": "C"}
+
+
+@pytest.fixture(autouse=True)
+def default_language_afterwards():
+    """A request in Chinese leaves Chinese active in the thread (LocaleMiddleware never deactivates): the next test
+    must not start in it."""
+    yield
+    translation.deactivate()
 
 
 def chinese_texts() -> list[str]:
@@ -125,8 +135,6 @@ def test_the_accessor_falls_back_to_english_where_a_text_is_not_translated(instr
 
 
 def test_the_accessor_follows_the_active_language_without_one(instrument):
-    from django.utils import translation
-
     with translation.override("zh-hans"):
         assert item_text(Virtue.objects.get(pk="temperance"), "name") == "节制"
     assert item_text(Virtue.objects.get(pk="temperance"), "name") == "Temperance"
@@ -240,3 +248,140 @@ def test_the_migration_adds_the_chinese_texts_to_a_loaded_instrument_and_keeps_e
     from instruments.virtuemap.models import KeyCandidate
 
     assert list(KeyCandidate.objects.values_list("ordering", "status")) == [("CBDAE", "retained")]
+
+
+# --- pages -----------------------------------------------------------------------------------------------------
+
+NOTICE = "data-edition-notice"
+
+
+def test_a_profiling_dilemma_page_in_chinese_shows_the_chinese_texts_and_the_notice(client, instrument):
+    page = client.get("/profile/dilemmas/D1/?lang=zh-hans").content.decode()
+
+    dilemma = CHINESE["dilemmas"][0]
+    assert dilemma["title"] in page and dilemma["scenario"].replace("“", "&ldquo;")[:20] in page
+    assert all(text in page for text in dilemma["options"].values())
+    assert NOTICE in page and "尚未经过中文验证" in page
+    assert "The Spreadsheet Error" not in page and "Report the mistake immediately" not in page
+
+
+def test_the_english_profiling_page_is_unchanged(client, instrument):
+    page = client.get("/profile/dilemmas/D1/").content.decode()
+
+    assert (
+        "The Spreadsheet Error" in page and "Report the mistake immediately and explain exactly what happened." in page
+    )
+    assert NOTICE not in page and "电子表格" not in page
+
+
+def test_the_language_chosen_by_a_link_stays_for_the_visit(client, instrument):
+    client.get("/profile/?lang=zh-hans")
+
+    assert "截止日期的例外" in client.get("/profile/dilemmas/D2/").content.decode()
+
+
+def test_the_home_page_gives_the_virtue_definitions_in_chinese(client, instrument):
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
+
+    for virtue in CHINESE["virtues"]:
+        assert virtue["name"] in page and virtue["definition"] in page and f"({virtue['greek']})" in page
+    assert NOTICE in page
+
+
+def test_the_results_page_names_the_virtues_and_dilemmas_in_chinese(client, instrument, consent_texts):
+    client.post("/profile/dilemmas/D1/?lang=zh-hans", {"ranking": "CBDAE", "action": "answer"})
+
+    page = client.get("/profile/results/").content.decode()
+
+    assert "实践智慧" in page and "节制" in page and "电子表格里的错误" in page and NOTICE in page
+
+
+def test_the_study_item_page_in_chinese_shows_the_dilemma_and_the_virtue_in_chinese(client, open_candidate):
+    consent = client.get("/study/consent/?lang=zh-hans").content.decode()
+    assert "检验各种排序能否体现美德" in consent
+    client.post("/study/consent/", {"agree": "on", "accept": "1"})
+
+    page = client.get("/study/item/").content.decode()
+
+    assert "电子表格里的错误" in page and "实践智慧" in page and "在具体情境中判断何为恰当的能力" in page
+    assert all(text in page for text in CHINESE["dilemmas"][0]["options"].values())
+    assert NOTICE in page
+    from surveys.models import Respondent
+
+    assert Respondent.objects.get().language == "zh-hans"
+
+
+# --- consent ---------------------------------------------------------------------------------------------------
+
+
+def test_every_study_has_a_chinese_consent_text_beside_the_english(consent_texts):
+    from instruments import registry
+    from surveys.models import ConsentText
+
+    current = set(ConsentText.objects.filter(is_current=True).values_list("study", "language"))
+    assert current == {(study, language) for study in registry.studies() for language in ("en", "zh-hans")}
+
+
+def test_the_other_instruments_chinese_consent_says_their_items_stay_english(consent_texts):
+    from surveys.selectors import consent_text_current
+
+    for study in ("transitivity", "moralbench", "amaeval"):
+        text = consent_text_current(study=study, language="zh")
+        assert text.language == "zh-hans" and "以英文原文呈现" in text.information_sheet
+
+
+def test_a_language_without_a_consent_text_falls_back_to_english(consent_texts):
+    from surveys.selectors import consent_text_current
+
+    assert consent_text_current(study="profiling", language="fr").language == "en"
+
+
+# --- the API ---------------------------------------------------------------------------------------------------
+
+
+def test_the_dilemma_api_follows_lang_and_accept_language(client, instrument):
+    by_link = client.get("/api/v1/dilemmas/?lang=zh-hans").json()["results"]
+    by_header = Client().get("/api/v1/dilemmas/", HTTP_ACCEPT_LANGUAGE="zh-Hans").json()["results"]
+
+    assert by_link == by_header
+    assert [(row["id"], row["title"], row["scenario"]) for row in by_link] == [
+        (dilemma["id"], dilemma["title"], dilemma["scenario"]) for dilemma in CHINESE["dilemmas"]
+    ]
+    assert {option["letter"]: option["text"] for option in by_link[4]["options"]} == CHINESE["dilemmas"][4]["options"]
+
+
+def test_the_english_api_is_unchanged(client, instrument):
+    dilemmas = client.get("/api/v1/dilemmas/").json()["results"]
+    virtues = client.get("/api/v1/virtues/").json()["results"]
+
+    assert [row["title"] for row in dilemmas] == [dilemma["title"] for dilemma in ENGLISH["dilemmas"]]
+    assert {option["letter"]: option["text"] for option in dilemmas[0]["options"]} == ENGLISH["dilemmas"][0]["options"]
+    assert virtues[0] == {
+        "id": "wisdom",
+        "name": "Practical Wisdom",
+        "greek_name": "Phronesis",
+        "short_definition": "Sound judgment under uncertainty.",
+        "definition": ENGLISH["virtues"][0]["definition"],
+    }
+
+
+def test_the_virtue_api_in_chinese_keeps_ids_and_greek_names(client, instrument):
+    virtues = client.get("/api/v1/virtues/?lang=zh-hans").json()["results"]
+
+    assert [(row["id"], row["name"], row["greek_name"]) for row in virtues] == [
+        (virtue["id"], virtue["name"], virtue["greek"]) for virtue in CHINESE["virtues"]
+    ]
+
+
+def test_the_study_api_serves_the_item_in_the_request_language(open_candidate):
+    from rest_framework.test import APIClient
+
+    api = APIClient(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    created = api.post("/api/v1/study/consent/", {"consent_version": "1", "accept": True}, format="json").json()
+    api.credentials(HTTP_X_RESPONDENT_TOKEN=created["token"])
+
+    item = api.get("/api/v1/study/next/").json()
+
+    assert item["dilemma"]["title"] == "电子表格里的错误"
+    assert item["dilemma"]["options"] == CHINESE["dilemmas"][0]["options"]
+    assert item["virtue"]["name"] == "实践智慧" and item["virtue"]["definition"].startswith("在具体情境中")
