@@ -568,7 +568,7 @@ def gallery(request: HttpRequest) -> HttpResponse:
 def _gallery_editions(english: list, virtues: list) -> dict[int, dict]:
     """Model id → its profiles in English and every other language it was published in, side by side with their
     differences (`instruments.profiles.edition_comparison`), for the models published in more than one; one query."""
-    context = FigureContext(labels={virtue.id: virtue.name for virtue in virtues})
+    context = FigureContext(labels={virtue.id: item_text(virtue, "name") for virtue in virtues})
     by_model = {result.model_id: {"en": profile_figures(result.summary, context)} for result in english}
     for result in survey_selectors.published_profiles_in_other_languages():
         if result.model_id in by_model:

@@ -116,3 +116,10 @@ def test_an_edition_comparison_puts_english_first_and_differs_each_other_languag
     assert courage["differences"][0]["df"] == pytest.approx(7.0)  # the hand case of tests/scoring/test_compare.py
     assert wisdom["cells"][1]["mean"] is None and wisdom["differences"] == [None]
     assert edition_comparison({"en": english}) is None
+
+
+def test_the_report_reads_in_chinese_with_lang_zh_hans(client, chinese_gpt):
+    page = client.get(f"/models/{GPT}/?lang=zh-hans").content.decode()
+
+    assert "同一测评工具的各语言版本" in page and "简体中文减去英语" in " ".join(page.split()).replace(" ", "")
+    assert "勇气" in page  # the virtue's Chinese name labels its row
