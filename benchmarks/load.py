@@ -22,8 +22,14 @@ The attention check is off (STUDY_ATTENTION_CHECKS=0: every item is confirmed th
 threshold out of reach (KEY_MIN_EVALUATIONS=1000000), so the study stays open for the whole run; promotion under
 load is measured by `benchmarks/validation.py`.
 
+With `--think-time 5` it measures capacity instead: every respondent pauses 5 s after each page, as people do, and
+the run climbs a curve of simultaneous respondents (`--curve 250,500,1000,1500`, `--duration` seconds each, on one
+database); for each level it prints requests/s, p50, p95 and p99, errors and acknowledged vs stored answers, then the
+largest level served with p95 < 500 ms, no error and every acknowledged answer stored.
+
     make bench-load
     .venv/bin/python benchmarks/load.py [--users 200] [--duration 60] [--bare-duration 20] [--workers 2]
+    .venv/bin/python benchmarks/load.py --think-time 5 [--curve 250,500,1000,1500] [--duration 120]
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ class Row:
     requests: int
     failures: int
     p50_ms: float
+    p95_ms: float
     p99_ms: float
 
 
@@ -96,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--duration", type=int, default=60, help="seconds of respondent load")
     parser.add_argument("--bare-duration", type=int, default=20, help="seconds of load on the bare view")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
+    parser.add_argument("--think-time", type=float, default=0.0, help="seconds each respondent pauses after a page")
+    parser.add_argument("--curve", default="250,500,1000,1500", help="with --think-time: simultaneous respondents")
     args = parser.parse_args(argv)
     if not args.database_url.startswith("postgres"):
         parser.error("the benchmark runs on PostgreSQL: give a postgres:// --database-url")
@@ -111,6 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = gunicorn_start(env, port=port, workers=args.workers)
+    if args.think_time:
+        try:
+            wait_until_up(f"{base}/bench/bare/")
+            return _capacity_curve(args, base, env)
+        finally:
+            process_stop(server)
     try:
         wait_until_up(f"{base}/bench/bare/")
         respondents = _locust(args, base, "Respondent", args.duration)
@@ -126,7 +141,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0 if errors == 0 and missing == 0 and recount.returncode == 0 else 1
 
 
-def _locust(args: argparse.Namespace, base: str, user_class: str, seconds: int) -> Phase:
+# The capacity target of a panel launch: a page within half a second for 95 % of requests, nothing failed or lost.
+CAPACITY_P95_MS = 500.0
+
+
+def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str]) -> int:
+    """Respondents with think time at each level of the curve; the largest level served within the target."""
+    levels = [int(level) for level in args.curve.split(",") if level.strip()]
+    print(
+        f"gunicorn {args.workers} sync workers on PostgreSQL; respondents pause {args.think_time:g} s after each page; "
+        f"{args.duration} s per level (ramp-up at {args.spawn_rate:g} users/s included)"
+    )
+    print(
+        f"{'users':>6} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'errors':>7} "
+        f"{'acknowledged':>12} {'stored':>7}"
+    )
+    served, lost = 0, 0
+    for users in levels:
+        level_args = argparse.Namespace(**{**vars(args), "users": users})
+        phase = _locust(level_args, base, "Respondent", args.duration, think_seconds=args.think_time)
+        stored, _answers, _recount = _stored(args.database_url, env, phase.acknowledged)
+        acknowledged = len(set(phase.acknowledged))
+        errors = phase.total.failures + phase.exceptions
+        lost += acknowledged - stored
+        total = phase.total
+        print(
+            f"{users:>6} {phase.requests_per_second:>7.0f} {total.p50_ms:>7.0f} {total.p95_ms:>7.0f} "
+            f"{total.p99_ms:>7.0f} {errors:>7} {acknowledged:>12} {stored:>7}"
+        )
+        if total.p95_ms < CAPACITY_P95_MS and errors == 0 and stored == acknowledged:
+            served = max(served, users)
+        _drain(f"{base}/bench/bare/")
+    recount = subprocess.run(
+        [PYTHON, "manage.py", "verify_key_counts"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    print(f"N and Y recount: {(recount.stdout or recount.stderr).strip().splitlines()[-1]}")
+    print(
+        f"capacity: {served} simultaneous respondents with p95 < {CAPACITY_P95_MS:.0f} ms, "
+        "no error, every answer stored"
+    )
+    return 0 if lost == 0 and recount.returncode == 0 else 1
+
+
+def _locust(args: argparse.Namespace, base: str, user_class: str, seconds: int, think_seconds: float = 0.0) -> Phase:
     """One headless locust run of `user_class`; its statistics and the acknowledged assignment ids."""
     with tempfile.TemporaryDirectory() as folder:
         prefix, acknowledged = Path(folder) / "stats", Path(folder) / "acknowledged"
@@ -152,7 +209,7 @@ def _locust(args: argparse.Namespace, base: str, user_class: str, seconds: int) 
             "WARNING",
             user_class,
         ]
-        env = {**os.environ, "LOAD_ACKNOWLEDGED_FILE": str(acknowledged)}
+        env = {**os.environ, "LOAD_ACKNOWLEDGED_FILE": str(acknowledged), "LOAD_THINK_SECONDS": str(think_seconds)}
         started = time.monotonic()
         # Exit status 1 means "some requests failed": the statistics say which, so it is not an error here.
         run = subprocess.run(command, cwd=ROOT, env=env, timeout=seconds + 120, capture_output=True, text=True)
@@ -192,6 +249,7 @@ def _row(raw: dict[str, str]) -> Row:
         requests=int(raw["Request Count"]),
         failures=int(raw["Failure Count"]),
         p50_ms=ms(raw["50%"]),
+        p95_ms=ms(raw["95%"]),
         p99_ms=ms(raw["99%"]),
     )
 

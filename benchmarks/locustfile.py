@@ -2,8 +2,10 @@
 
 `Respondent` walks the study's pages as a person with a browser does: consent (with the CSRF token from the
 form), every item confirmed (a 302 to the next item acknowledges the answer), the thank-you page with its
-completion code; then starts over as a new person. No think time: each user is a closed loop, so the run measures
-what the server can carry. `BareEndpoint` requests the bare Django view for the baseline phase.
+completion code; then starts over as a new person. By default there is no think time: each user is a closed loop,
+so the run measures what the server can carry. With LOAD_THINK_SECONDS=5 each user pauses that long after every
+page, as a person reading does, so the run measures how many people at once the server serves.
+`BareEndpoint` requests the bare Django view for the baseline phase.
 
 The assignment ids of acknowledged answers are written, one per line, to LOAD_ACKNOWLEDGED_FILE when the run
 stops, so that `load.py` can look each one up in the database.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 
+import gevent
 from locust import constant, events, task
 from locust.contrib.fasthttp import FastHttpUser
 from locust.exception import RescheduleTask
@@ -21,10 +24,16 @@ from locust.exception import RescheduleTask
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
 ACKNOWLEDGED: list[int] = []
+THINK_SECONDS = float(os.environ.get("LOAD_THINK_SECONDS", "0"))
 
 
 class Respondent(FastHttpUser):
     wait_time = constant(0)
+
+    def _think(self) -> None:
+        """A person reads the page before the next request (gevent's sleep: other users go on meanwhile)."""
+        if THINK_SECONDS:
+            gevent.sleep(THINK_SECONDS)
 
     def _form_token(self, name: str, path: str, status: int = 200) -> str:
         with self.client.get(path, name=name, catch_response=True, allow_redirects=False) as page:
@@ -45,6 +54,7 @@ class Respondent(FastHttpUser):
     def journey(self) -> None:
         self.client.cookiejar.clear()  # a new person: no session cookie
         token = self._form_token("consent page", "/study/consent/")
+        self._think()
         if not self._post("consent", "/study/consent/", {"csrfmiddlewaretoken": token, "agree": "on"}, "/study/"):
             return
         for _ in range(50):  # bounded: the study serves 10 items
@@ -56,6 +66,7 @@ class Respondent(FastHttpUser):
                 if page.status_code != 200 or assignment is None or csrf is None:
                     page.failure(f"item page: {page.status_code}")
                     return
+            self._think()
             data = {"csrfmiddlewaretoken": csrf.group(1), "assignment": assignment.group(1), "action": "confirm"}
             if not self._post("item answer", "/study/item/", data, "/study/item/"):
                 return

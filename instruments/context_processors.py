@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from instruments import registry
 
@@ -22,9 +23,9 @@ class NavigationLink:
 def navigation_links(path: str) -> list[NavigationLink]:
     """The links of the navigation bar, the one whose pages hold ``path`` marked current."""
     links = [
-        ("Take part", reverse("study-landing"), True),
-        ("Profile yourself", reverse("profile-start"), False),
-        ("Models", reverse("model-gallery"), False),
+        (_("Take part"), reverse("study-landing"), True),
+        (_("Profile yourself"), reverse("profile-start"), False),
+        (_("Models"), reverse("model-gallery"), False),
         *((plugin.identity.name, plugin.page_url, False) for plugin in registry.instruments() if plugin.page_url),
     ]
     return [

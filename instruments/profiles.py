@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import get_language_info
+from django.utils.translation import gettext as _
 
 from instruments import registry
 from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, ProfileSection
@@ -232,7 +233,7 @@ def person_subject(request: Any) -> tuple[Subject, dict[str, FigureContext]]:
         if summary:
             summaries[plugin.slug] = summary
     contexts = figure_contexts(list(summaries))
-    subject = Subject(slug=PERSON, name="You", results={})
+    subject = Subject(slug=PERSON, name=_("You"), results={})
     for slug, summary in summaries.items():
         plugin = registry.instrument(slug)
         subject.results[slug] = InstrumentResult(
@@ -256,7 +257,7 @@ def people_subject(contexts: Mapping[str, FigureContext]) -> Subject | None:
         results[slug] = InstrumentResult(instrument=slug, name=plugin.identity.name, figures=figures, source=PEOPLE)
     if not results:
         return None
-    return Subject(slug=PEOPLE, name="People (median)", results=results)
+    return Subject(slug=PEOPLE, name=_("People (median)"), results=results)
 
 
 def _people_figure(key: str, people: PeopleFigure, context: FigureContext) -> Figure:

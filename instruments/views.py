@@ -12,6 +12,8 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from instruments import pictures, profiles, registry
@@ -170,10 +172,13 @@ def compare_slugs(raw: Sequence[str]) -> list[str]:
             if slug and slug not in slugs:
                 slugs.append(slug)
     if not slugs:
-        raise ApplicationError("name at least one model: ?models=a,b (up to 6)", {"models": []})
+        raise ApplicationError(
+            _("name at least one model: ?models=a,b (up to %(max)s)") % {"max": profiles.COMPARE_MAX}, {"models": []}
+        )
     if len(slugs) > profiles.COMPARE_MAX:
         raise ApplicationError(
-            f"at most {profiles.COMPARE_MAX} models can be compared at once; {len(slugs)} were named",
+            _("at most %(max)s models can be compared at once; %(named)s were named")
+            % {"max": profiles.COMPARE_MAX, "named": len(slugs)},
             {"models": slugs, "max": profiles.COMPARE_MAX},
         )
     return slugs
@@ -184,7 +189,9 @@ def comparison(slugs: Sequence[str]) -> dict[str, Any]:
     is one), per instrument the side-by-side table and, for exactly two models, their paired differences."""
     subjects, missing = profiles.model_subjects(slugs)
     if missing:
-        raise ApplicationError(f"no model {', '.join(missing)}", {"unknown": missing}, status=404)
+        raise ApplicationError(
+            _("no model %(slugs)s") % {"slugs": ", ".join(missing)}, {"unknown": missing}, status=404
+        )
     contexts = profiles.subjects_with_figures(subjects)
     people = profiles.people_subject(contexts)
     differences = {}
@@ -238,9 +245,9 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
 
 # Where an instrument's paper tables already have a page of their own (they are not drawn twice).
 PAPER_TABLES = {
-    "moralbench": ("moralbench:models", "MoralBench's Tables 1 and 2 (binary and comparative sets)"),
-    "amaeval": ("amaeval:about", "AMAeval's Table 3"),
-    "transitivity": ("transitivity:models", "the transitivity test's verdict counts per model"),
+    "moralbench": ("moralbench:models", gettext_lazy("MoralBench's Tables 1 and 2 (binary and comparative sets)")),
+    "amaeval": ("amaeval:about", gettext_lazy("AMAeval's Table 3")),
+    "transitivity": ("transitivity:models", gettext_lazy("the transitivity test's verdict counts per model")),
 }
 
 

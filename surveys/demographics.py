@@ -2,17 +2,21 @@
 
 Countries are ISO 3166-1 alpha-2 codes as django-countries keeps them (its list follows the ISO standard and
 translates the names); languages are ISO 639-1 codes from pycountry's copy of the ISO 639 tables (the 184 languages
-with a two-letter code, which take in the first languages of nearly every panel). Each list ends with "other", for a
+with a two-letter code, which take in the first languages of nearly every panel), named in the interface's language
+from the translations pycountry ships. Each list ends with "other", for a
 country or language outside it, which says more than leaving the question blank.
 """
 
 from __future__ import annotations
 
+import gettext
 import re
 from collections.abc import Callable
 from functools import cache
 
 import pycountry
+from django.utils import translation
+from django.utils.translation import gettext as _
 from django_countries import countries
 
 from surveys.models import Respondent
@@ -23,19 +27,34 @@ Choices = list[tuple[str, str]]
 
 def country_choices() -> Choices:
     """Every ISO 3166-1 country by its alpha-2 code, ordered by its name in the active language, then "other"."""
-    return [*((code, str(name)) for code, name in countries), (OTHER, "Another country or territory")]
+    return [*((code, str(name)) for code, name in countries), (OTHER, _("Another country or territory"))]
+
+
+# pycountry's name for the locale of an interface language whose names it translates (others read English names).
+ISO_NAME_LOCALES = {"zh-hans": "zh_CN"}
+
+
+def language_choices() -> Choices:
+    """Every ISO 639-1 language by its two-letter code, ordered by its name in the active language, then "other"."""
+    return [*_language_names(translation.get_language() or "en"), (OTHER, _("Another language"))]
 
 
 @cache
-def language_choices() -> Choices:
-    """Every ISO 639-1 language by its two-letter code, ordered by its English name, then "other"."""
-    # The ISO names carry qualifiers a person does not need to recognise their language ("Modern Greek (1453-)").
+def _language_names(language: str) -> tuple[tuple[str, str], ...]:
+    names = gettext.translation(
+        "iso639-3", pycountry.LOCALES_DIR, languages=[ISO_NAME_LOCALES.get(language, "en")], fallback=True
+    )
     named = {
-        language.alpha_2: re.sub(r"\s*\(.*\)$", "", language.name)
-        for language in pycountry.languages
-        if hasattr(language, "alpha_2")
+        iso.alpha_2: _plain_name(names.gettext(iso.name)) for iso in pycountry.languages if hasattr(iso, "alpha_2")
     }
-    return [*sorted(named.items(), key=lambda pair: pair[1]), (OTHER, "Another language")]
+    return tuple(sorted(named.items(), key=lambda pair: pair[1]))
+
+
+def _plain_name(name: str) -> str:
+    """The first of a language's names without its qualifier: a person does not need "Modern Greek (1453-)" or
+    "中文; 汉语; 华语" to recognise their language."""
+    first = name.split(";")[0].strip()
+    return re.sub(r"\s*[(（].*[)）]$", "", first)
 
 
 # The five optional questions and their answers; a blank answer means "prefer not to say".

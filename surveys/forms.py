@@ -11,6 +11,8 @@ from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from surveys import references
 from surveys.demographics import DEMOGRAPHIC_CHOICES
@@ -63,7 +65,9 @@ class ConsentForm(forms.Form):
     HONEYPOT = "contact_note"
     PANEL_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
 
-    agree = forms.BooleanField(required=False, label="I have read the information above and I agree to take part.")
+    agree = forms.BooleanField(
+        required=False, label=gettext_lazy("I have read the information above and I agree to take part.")
+    )
     PROLIFIC_PID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
     STUDY_ID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
     SESSION_ID = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
@@ -71,7 +75,7 @@ class ConsentForm(forms.Form):
     contact_note = forms.CharField(
         required=False,
         max_length=1000,
-        label="Leave this field empty",
+        label=gettext_lazy("Leave this field empty"),
         widget=forms.TextInput(attrs={"autocomplete": "off", "tabindex": "-1"}),
     )
     # Disabled: it always renders a fresh token (computed when the page is drawn, after any consent used the last
@@ -103,7 +107,7 @@ class ConsentForm(forms.Form):
 
 
 def _band_field(label: str, choices) -> forms.ChoiceField:
-    return forms.ChoiceField(label=label, required=False, choices=[("", "Prefer not to say"), *choices], initial="")
+    return forms.ChoiceField(label=label, required=False, choices=[("", _("Prefer not to say")), *choices], initial="")
 
 
 class DemographicsForm(forms.Form):
@@ -111,11 +115,11 @@ class DemographicsForm(forms.Form):
     "Prefer not to say"."""
 
     LABELS = {
-        "age_band": "Age",
-        "gender": "Gender",
-        "country": "Country you live in",
-        "education": "Highest education",
-        "native_language": "Native language",
+        "age_band": gettext_lazy("Age"),
+        "gender": gettext_lazy("Gender"),
+        "country": gettext_lazy("Country you live in"),
+        "education": gettext_lazy("Highest education"),
+        "native_language": gettext_lazy("Native language"),
     }
 
     def __init__(self, *args, **kwargs) -> None:
@@ -128,14 +132,22 @@ class ReferenceForm(forms.Form):
     """A participant reference typed or pasted by its holder (any case, spaces or hyphens; O, I and L read as 0, 1)."""
 
     reference = forms.CharField(
-        label="Your participant reference",
+        label=gettext_lazy("Your participant reference"),
         max_length=40,
-        help_text=f"12 letters and digits, like {references.REFERENCE_EXAMPLE}.",
     )  # drawn by components/reference_field.html
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Per form, in the request's language: a lazy text cannot be %-formatted when the class is defined.
+        self.fields["reference"].help_text = _("12 letters and digits, like %(example)s.") % {
+            "example": references.REFERENCE_EXAMPLE
+        }
 
     def clean_reference(self) -> str:
         normalised = references.reference_normalise(self.cleaned_data["reference"])
         if normalised is None:
-            example = references.REFERENCE_EXAMPLE
-            raise forms.ValidationError(f"This is not a participant reference: 12 letters and digits, like {example}.")
+            raise forms.ValidationError(
+                _("This is not a participant reference: 12 letters and digits, like %(example)s.")
+                % {"example": references.REFERENCE_EXAMPLE}
+            )
         return normalised

@@ -10,6 +10,7 @@ import uuid
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy
 
 # --- Consent and respondents ------------------------------------------------------------------------------
 # Shared by the validation study and the profiling questionnaire: one consent flow, one kind of respondent.
@@ -112,19 +113,20 @@ class Respondent(models.Model):
         AGE_35_44 = "35-44", "35–44"
         AGE_45_54 = "45-54", "45–54"
         AGE_55_64 = "55-64", "55–64"
-        AGE_65_PLUS = "65+", "65 or over"
+        AGE_65_PLUS = "65+", gettext_lazy("65 or over")
 
+    # The answers of the optional questions are read by respondents, so in their language.
     class Gender(models.TextChoices):
-        WOMAN = "woman", "Woman"
-        MAN = "man", "Man"
-        NON_BINARY = "non-binary", "Non-binary"
-        OTHER = "other", "Another gender"
+        WOMAN = "woman", gettext_lazy("Woman")
+        MAN = "man", gettext_lazy("Man")
+        NON_BINARY = "non-binary", gettext_lazy("Non-binary")
+        OTHER = "other", gettext_lazy("Another gender")
 
     class Education(models.TextChoices):
-        SECONDARY = "secondary", "Secondary school or less"
-        VOCATIONAL = "vocational", "Vocational or technical qualification"
-        UNDERGRADUATE = "undergraduate", "Undergraduate degree"
-        POSTGRADUATE = "postgraduate", "Postgraduate degree"
+        SECONDARY = "secondary", gettext_lazy("Secondary school or less")
+        VOCATIONAL = "vocational", gettext_lazy("Vocational or technical qualification")
+        UNDERGRADUATE = "undergraduate", gettext_lazy("Undergraduate degree")
+        POSTGRADUATE = "postgraduate", gettext_lazy("Postgraduate degree")
 
     class Suspicion(models.TextChoices):
         # Signs of an automated consent (see virtuemap_site/abuse.py and docs/threat-model.md); flagged, never dropped.

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from instruments import registry
 from instruments.base import AnswerRejected, Questionnaire
@@ -81,7 +82,7 @@ def questionnaire_session_start(
     if existing is not None:
         return existing
     if not questionnaire.is_ready():
-        raise ApplicationError("The questionnaire is not ready yet; please come back later.", status=409)
+        raise ApplicationError(_("The questionnaire is not ready yet; please come back later."), status=409)
     seed = secrets.randbits(62) if seed is None else seed
     try:
         sequence, design = questionnaire.sequence(seed=seed, options=options or {})
@@ -100,7 +101,10 @@ def _session_locked(session: QuestionnaireSession, position: Any) -> Questionnai
     """The session, locked for the rest of the transaction, once ``position`` is known to be one of its positions."""
     locked = QuestionnaireSession.objects.select_for_update().get(pk=session.pk)
     if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(locked.sequence):
-        raise ApplicationError(f"There is no question {position!r} in this questionnaire.", {"position": position})
+        raise ApplicationError(
+            _("There is no question %(position)s in this questionnaire.") % {"position": repr(position)},
+            {"position": position},
+        )
     return locked
 
 
@@ -129,7 +133,8 @@ def questionnaire_answer_submit(
     if stored is not None:
         if stored.value != value:
             raise ApplicationError(
-                f"Question {position} was already answered differently; the first answer stands.",
+                _("Question %(position)s was already answered differently; the first answer stands.")
+                % {"position": position},
                 {"position": position, "stored": stored.value},
                 status=409,
             )
@@ -137,7 +142,10 @@ def questionnaire_answer_submit(
     expected = questionnaire_next_position(session=locked)
     if position != expected:
         raise ApplicationError(
-            f"Question {position} is not the next one; question {expected} is.", {"next": expected}, status=409
+            _("Question %(position)s is not the next one; question %(next)s is.")
+            % {"position": position, "next": expected},
+            {"next": expected},
+            status=409,
         )
     now = timezone.now()
     try:
@@ -175,11 +183,15 @@ def questionnaire_answer_correct(
     locked = _session_locked(session, position)
     if locked.is_complete:
         raise ApplicationError(
-            "The questionnaire is complete: its answers are final.", {"position": position}, status=409
+            _("The questionnaire is complete: its answers are final."), {"position": position}, status=409
         )
     stored = locked.answers.filter(position=position).first()
     if stored is None:
-        raise ApplicationError(f"Question {position} has no answer to change yet.", {"position": position}, status=409)
+        raise ApplicationError(
+            _("Question %(position)s has no answer to change yet.") % {"position": position},
+            {"position": position},
+            status=409,
+        )
     value = _answer_read(locked, stored.item, position, data)
     if value == stored.value:
         return AnswerOutcome(answer=stored, created=False)

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from instruments.base import AnswerRejected, Questionnaire
@@ -100,9 +101,9 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
             context = {**_base_context(request, study, questionnaire), **_panel_return(code)}
             return render(request, "surveys/questionnaire/declined.html", context)
         if not ready:
-            form.add_error(None, "The questionnaire is not ready yet; please come back later.")
+            form.add_error(None, _("The questionnaire is not ready yet; please come back later."))
         elif form.is_valid() and not form.cleaned_data["agree"]:
-            form.add_error("agree", "Please tick the box to agree, or choose not to take part.")
+            form.add_error("agree", _("Please tick the box to agree, or choose not to take part."))
         elif form.is_valid():
 
             def start(outcome):

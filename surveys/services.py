@@ -6,13 +6,15 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from instruments import registry
 from surveys import references, selectors
@@ -73,7 +75,9 @@ def _panel_value(params: Mapping[str, Any], name: str) -> str:
         return ""
     if not isinstance(value, str) or not PANEL_ID_PATTERN.match(value):
         raise ApplicationError(
-            f"{name} must be 1–128 letters, digits, '-' or '_'.", {"field": f"panel.{name}"}, status=400
+            _("%(name)s must be 1–128 letters, digits, '-' or '_'.") % {"name": name},
+            {"field": f"panel.{name}"},
+            status=400,
         )
     return value
 
@@ -178,10 +182,10 @@ def study_access_check(*, study: str, arrival: PanelArrival | None) -> None:
     expected = settings.STUDY_PANEL_STUDY_ID
     prolific = arrival is not None and arrival.panel == Respondent.Panel.PROLIFIC
     if expected and prolific and arrival.study_id != expected:
-        raise ApplicationError("This link belongs to another study.", {"field": "panel.STUDY_ID"}, status=403)
+        raise ApplicationError(_("This link belongs to another study."), {"field": "panel.STUDY_ID"}, status=403)
     if settings.STUDY_ACCESS == "panel" and not (prolific and arrival.has_session and arrival.study_id == expected):
         raise ApplicationError(
-            "This study is open only to participants who arrive from its panel study, through the panel's link.",
+            _("This study is open only to participants who arrive from its panel study, through the panel's link."),
             {"access": "panel"},
             status=403,
         )
@@ -217,14 +221,15 @@ def respondent_consent(
     arrival = panel_arrival_from_params(panel or {})
     if accept is not True:
         extra = {"completion_code": completion_code_for(outcome="no_consent")} if arrival else {}
-        raise ApplicationError("Consent was not given, so nothing was stored.", extra, status=400)
+        raise ApplicationError(_("Consent was not given, so nothing was stored."), extra, status=400)
     study_access_check(study=study, arrival=arrival)
     text = selectors.consent_text_current(study=study, language=language)
     if text is None:
-        raise ApplicationError(f"The {study} study has no consent text yet.", {}, status=409)
+        raise ApplicationError(_("The %(study)s study has no consent text yet.") % {"study": study}, {}, status=409)
     if consent_version != text.version:
         raise ApplicationError(
-            f"Consent version {consent_version!r} is not the current one ({text.version!r}); please read it again.",
+            _("Consent version %(given)s is not the current one (%(current)s); please read it again.")
+            % {"given": repr(consent_version), "current": repr(text.version)},
             {"current_version": text.version},
             status=409,
         )
@@ -245,7 +250,7 @@ def respondent_consent(
             **fields, consented_at=timezone.now(), suspicion=_suspicion_text(suspicion)
         )
         return ConsentOutcome(respondent=respondent, token=token, resumed=False, reference=reference)
-    for _ in range(2):
+    for _attempt in range(2):
         # A savepoint, so that a twin request with the same panel ID that wins the race is looked at again.
         try:
             with transaction.atomic():
@@ -253,7 +258,7 @@ def respondent_consent(
                 return ConsentOutcome(respondent=respondent, token=token, resumed=resumed, reference=reference)
         except IntegrityError:
             continue
-    raise ApplicationError("Please try again.", {}, status=409)
+    raise ApplicationError(_("Please try again."), {}, status=409)
 
 
 def _panel_respondent_consent(
@@ -323,11 +328,15 @@ def respondent_demographics_set(*, respondent: Respondent, answers: Mapping[str,
     """
     unknown = sorted(set(answers) - set(DEMOGRAPHIC_CHOICES))
     if unknown:
-        raise ApplicationError(f"Unknown demographic question(s): {', '.join(unknown)}.", {"fields": unknown})
+        raise ApplicationError(
+            _("Unknown demographic question(s): %(names)s.") % {"names": ", ".join(unknown)}, {"fields": unknown}
+        )
     for name in DEMOGRAPHIC_CHOICES:
         value = answers.get(name) or ""
         if value and value not in demographic_values(name):
-            raise ApplicationError(f"{value!r} is not an answer to {name}.", {"field": name})
+            raise ApplicationError(
+                _("%(value)s is not an answer to %(name)s.") % {"value": repr(value), "name": name}, {"field": name}
+            )
         setattr(respondent, name, value)
     respondent.save(update_fields=list(DEMOGRAPHIC_CHOICES))
     return respondent
@@ -356,17 +365,32 @@ def respondent_withdraw(*, respondent: Respondent) -> WithdrawalReport | None:
     return WithdrawalReport(study=locked.study, deleted=deleted_counts(deleted), panel=locked.panel, changed=changed)
 
 
+# The kinds of record a withdrawal deletes, in words a person reads in their language (Django's verbose names of these
+# models are not translated, and giving them translated ones would change every app's migrations for one sentence).
+RECORD_KINDS: dict[str, Callable[[int], str]] = {
+    "surveys.Respondent": lambda count: ngettext(
+        "consent record and optional details", "consent records and optional details", count
+    ),
+    "surveys.QuestionnaireSession": lambda count: ngettext("questionnaire session", "questionnaire sessions", count),
+    "surveys.QuestionnaireAnswer": lambda count: ngettext("questionnaire answer", "questionnaire answers", count),
+    "virtuemap.Assignment": lambda count: ngettext("assignment", "assignments", count),
+    "virtuemap.ValidationResponse": lambda count: ngettext("validation response", "validation responses", count),
+    "virtuemap.ProfilingSubmission": lambda count: ngettext("profiling submission", "profiling submissions", count),
+}
+
+
 def deleted_counts(per_model: Mapping[str, int]) -> dict[str, int]:
-    """Django's deletion counts ("surveys.QuestionnaireAnswer": 12) in words a person reads ("questionnaire answers":
-    12), the consent record first, kinds with nothing deleted left out."""
+    """Django's deletion counts ("surveys.QuestionnaireAnswer": 12) in words a person reads, in the active language
+    ("questionnaire answers": 12), the consent record first, kinds with nothing deleted left out. A model not in
+    `RECORD_KINDS` is named by its verbose name."""
     from django.apps import apps
 
     counts: dict[str, int] = {}
     for label, count in sorted(per_model.items(), key=lambda item: item[0] != "surveys.Respondent"):
         if not count:
             continue
-        if label == "surveys.Respondent":
-            name = "consent record and optional details" if count == 1 else "consent records and optional details"
+        if label in RECORD_KINDS:
+            name = RECORD_KINDS[label](count)
         else:
             meta = apps.get_model(label)._meta
             name = str(meta.verbose_name if count == 1 else meta.verbose_name_plural)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from instruments import registry
@@ -16,7 +17,7 @@ from surveys.services import respondent_withdraw_by_reference
 from surveys.web import respondent_session_key, withdrawal_context
 from virtuemap_site.abuse import reference_rate_limited
 
-NOT_FOUND = (
+NOT_FOUND = gettext_lazy(
     "No participant holds this reference, so nothing was changed. Check it against the one you noted (the letters "
     "O, I and L are read as 0, 1 and 1); a reference already used to withdraw no longer exists."
 )

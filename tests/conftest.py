@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.services import instrument_load_file
@@ -45,6 +46,16 @@ def researcher(django_user_model):
 def outsider(django_user_model):
     """A logged-in user with no staff rights."""
     return django_user_model.objects.create_user("outsider", password="correct horse battery staple")
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the default language: a request in Chinese leaves Chinese active in its thread."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)

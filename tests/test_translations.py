@@ -13,12 +13,6 @@ from virtuemap_site import catalogue
 # Templates whose text is not yet marked for translation. Issue 17 empties this set; a template leaves it when it is
 # converted (the second test fails for a template listed here that has nothing left to convert).
 PENDING = {
-    "templates/429.html",
-    "templates/503.html",
-    "templates/admin/change_list_exports.html",
-    "templates/admin/surveys/dashboard.html",
-    "templates/admin/surveys/respondent/change_list.html",
-    "templates/admin/virtuemap/keycandidate/decide.html",
     "templates/amaeval/_agreement_rows.html",
     "templates/amaeval/_profile_section.html",
     "templates/amaeval/about.html",
@@ -26,13 +20,6 @@ PENDING = {
     "templates/amaeval/questionnaire/_intro.html",
     "templates/amaeval/questionnaire/_item.html",
     "templates/amaeval/questionnaire/_results.html",
-    "templates/components/consent_fields.html",
-    "templates/components/diagnostics_flags.html",
-    "templates/components/information_sheet.html",
-    "templates/components/keep_results.html",
-    "templates/components/panel_declined.html",
-    "templates/components/ranking.html",
-    "templates/components/withdrawal_report.html",
     "templates/moralbench/_profile_section.html",
     "templates/moralbench/_tables.html",
     "templates/moralbench/about.html",
@@ -48,17 +35,6 @@ PENDING = {
     "templates/profiles/leaderboards.html",
     "templates/profiles/model.html",
     "templates/profiles/person.html",
-    "templates/surveys/questionnaire/completed_before.html",
-    "templates/surveys/questionnaire/declined.html",
-    "templates/surveys/questionnaire/item.html",
-    "templates/surveys/questionnaire/results.html",
-    "templates/surveys/questionnaire/results_gone.html",
-    "templates/surveys/questionnaire/start.html",
-    "templates/surveys/questionnaire/withdraw.html",
-    "templates/surveys/questionnaire/withdrawn.html",
-    "templates/surveys/reference_resume.html",
-    "templates/surveys/reference_withdraw.html",
-    "templates/surveys/reference_withdrawn.html",
     "templates/transitivity/_aggregate.html",
     "templates/transitivity/_counts_chart.html",
     "templates/transitivity/_heatmap.html",
@@ -173,3 +149,18 @@ def test_every_page_offers_the_other_language_on_the_same_page(client):
     page = client.get("/withdraw/?panel=x").content.decode()
     assert 'href="/withdraw/?lang=zh-hans&amp;panel=x"' in page
     assert "简体中文" in page and "English" in page
+
+
+def test_deduplicate_keeps_the_first_copy_of_an_entry_two_merged_branches_both_added(tmp_path):
+    merged = tmp_path / "django.po"
+    merged.write_text(
+        'msgid ""\nmsgstr ""\n"Language: zh_Hans\\n"\n\n'
+        '# one branch\nmsgid "Back"\nmsgstr "上一页"\n'
+        '# the other branch, glued on by the union merge\nmsgid "Back"\nmsgstr "返回"\n\n'
+        'msgid "Next"\nmsgstr "下一页"\n',
+        encoding="utf-8",
+    )
+    assert catalogue.deduplicate(merged) == 1
+    text = merged.read_text(encoding="utf-8")
+    assert text.count('msgid "Back"') == 1 and "上一页" in text and "返回" not in text and "下一页" in text
+    assert [key.singular for key, _ in catalogue.catalogue_keys(merged)] == ["Back", "Next"]

@@ -218,6 +218,46 @@ def check_catalogue(path: Path = CATALOGUE) -> CatalogueReport:
     return report
 
 
+def deduplicate(path: Path = CATALOGUE) -> int:
+    """Keep the first entry of each message and drop later copies (two branches that both added it); returns how many
+    were dropped. The file is rewritten with one blank line between entries (a union merge may have glued two)."""
+    seen: set[MessageKey] = set()
+    kept, dropped = [], 0
+    for lines in _entry_lines(path.read_text(encoding="utf-8")):
+        entries = _entry_blocks("\n".join(lines))
+        key = _key_from_block(entries[0]) if entries else None
+        if key is not None and key in seen:
+            dropped += 1
+            continue
+        if key is not None:
+            seen.add(key)
+        kept.append("\n".join(lines))
+    path.write_text("\n\n".join(kept) + "\n", encoding="utf-8")
+    return dropped
+
+
+def _entry_lines(text: str) -> list[list[str]]:
+    """The lines of each entry (its comments, then its fields); an entry ends where the next one's comment or msgid
+    begins after a msgstr, or at a blank line."""
+    entries: list[list[str]] = []
+    current: list[str] = []
+    translated = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        begins_next = translated and (stripped.startswith("#") or stripped.startswith(("msgctxt", "msgid ")))
+        if not stripped or begins_next:
+            if current:
+                entries.append(current)
+            current, translated = [], False
+            if not stripped:
+                continue
+        current.append(line)
+        translated = translated or stripped.startswith("msgstr")
+    if current:
+        entries.append(current)
+    return entries
+
+
 def _sort_key(key: MessageKey):
     return (key.context or "", key.singular)
 

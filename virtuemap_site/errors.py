@@ -13,6 +13,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from django.utils.translation import gettext as _
 from django.views.debug import SafeExceptionReporterFilter
 
 from virtuemap_site.log_filters import redact_secrets
@@ -72,7 +73,8 @@ def not_found(request, exception=None):
     if not is_api(request):
         return page_not_found(request, exception)
     path = _encodable(request.path)
-    return api_error(f"No API endpoint at {path}; the operations are listed at /api/docs/.", 404, path=path)
+    message = _("No API endpoint at %(path)s; the operations are listed at /api/docs/.") % {"path": path}
+    return api_error(message, 404, path=path)
 
 
 def _encodable(data: Any) -> Any:

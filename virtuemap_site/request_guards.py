@@ -12,7 +12,8 @@ never after reading a body it will refuse:
   from its Content-Length (413), before a byte of it is read;
 - CORS headers go only on reads: an allowed origin may read keys and profiles, never a write's answer (a token).
 
-API refusals come in the API's one error shape `{"message": …, "extra": {…}}`; pages get Django's 400/404 pages.
+API refusals come in the API's one error shape `{"message": …, "extra": {…}}`, in the request's language; pages get
+Django's 400/404 pages.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from corsheaders.middleware import CorsMiddleware
 from django.conf import settings
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from virtuemap_site.i18n import requested_language
 
 API_PREFIX = "/api/"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -67,18 +72,22 @@ class RequestGuardMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        refusal = self.refusal(request)
+        # This runs before LocaleMiddleware, so the refusal's language is chosen here, the way that middleware and
+        # the ?lang= one would choose it.
+        language = requested_language(request) or translation.get_language_from_request(request)
+        with translation.override(language):
+            refusal = self.refusal(request)
         return refusal if refusal is not None else self.get_response(request)
 
     def refusal(self, request: HttpRequest) -> HttpResponse | None:
         api = is_api(request)
         if "\x00" in request.path:
             if api:
-                return api_error("No such page.", 404)
+                return api_error(_("No such page."), 404)
             raise Http404("No such page.")
         if _has_nul(request.GET):
             if api:
-                return api_error("The query string contains a NUL character.", 400)
+                return api_error(_("The query string contains a NUL character."), 400)
             raise BadRequest("The query string contains a NUL character.")
         if not api:
             # Form fields are the forms' to judge: Django's form fields refuse NUL, and withdrawing must work
@@ -88,12 +97,12 @@ class RequestGuardMiddleware:
             return None
         origin = request.headers.get("Origin")
         if origin is not None and not _same_site(request, origin):
-            return api_error("The API does not take writes from other sites.", 403, origin=origin)
+            return api_error(_("The API does not take writes from other sites."), 403, origin=origin)
         if request.method in BODY_METHODS and _content_length(request) > 0:
             media_type = request.content_type.lower()
             if media_type not in JSON_TYPES and not media_type.endswith("+json"):
                 return api_error(
-                    "Send the body as JSON (Content-Type: application/json).", 415, content_type=media_type
+                    _("Send the body as JSON (Content-Type: application/json)."), 415, content_type=media_type
                 )
         return None
 
@@ -105,7 +114,8 @@ class RequestGuardMiddleware:
         length = _content_length(request)
         if length > limit:
             return api_error(
-                f"The body is {length} bytes; this operation takes at most {limit}.",
+                _("The body is %(length)s bytes; this operation takes at most %(limit)s.")
+                % {"length": length, "limit": limit},
                 413,
                 limit_bytes=limit,
                 setting="API_MAX_BODY_BYTES",

@@ -15,13 +15,14 @@ import sys
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from django.utils.translation import gettext_lazy
 from django.views import defaults
 
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 5
 DATABASE_ERRORS = (OperationalError, InterfaceError)
-MESSAGE = "The service is temporarily unavailable. Please try again in a few seconds."
+MESSAGE = gettext_lazy("The service is temporarily unavailable. Please try again in a few seconds.")
 
 
 def database_unavailable_response(request: HttpRequest, error: BaseException) -> HttpResponse:
@@ -34,7 +35,7 @@ def database_unavailable_response(request: HttpRequest, error: BaseException) ->
     logger.warning("database unavailable (%s): answering 503", type(error).__name__)
     if request.path.startswith("/api/"):
         response: HttpResponse = JsonResponse(
-            {"message": MESSAGE, "extra": {"retry_after": RETRY_AFTER_SECONDS}}, status=503
+            {"message": str(MESSAGE), "extra": {"retry_after": RETRY_AFTER_SECONDS}}, status=503
         )
     else:
         response = HttpResponse(render_to_string("503.html"), status=503)

@@ -114,6 +114,7 @@ class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelA
 
     list_display = [
         "candidate_display",
+        "language",
         "round",
         "ordering",
         "status",
@@ -123,10 +124,11 @@ class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelA
         "wilson_display",
         "decided_display",
     ]
-    list_filter = ["status", "needs_review", "provenance", "dilemma", "virtue"]
+    list_filter = ["status", "needs_review", "language", "provenance", "dilemma", "virtue"]
     fields = [
         "dilemma",
         "virtue",
+        "language",
         "round",
         "ordering",
         "status",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -104,11 +105,20 @@ class DilemmaListApi(ConditionalGetMixin, ListAPIView):
 
 
 class KeyListApi(ConditionalGetMixin, ListAPIView):
-    """The retained keys: for each dilemma × virtue, the ordering of A–E from most to least expressive."""
+    """The retained keys of one edition: for each dilemma × virtue, the ordering of A–E from most to least
+    expressive. A translated edition lists only the keys its own respondents validated."""
 
     class FilterSerializer(serializers.Serializer):
         dilemma = serializers.CharField(required=False, help_text="Only this dilemma's keys, e.g. D1.")
         virtue = serializers.CharField(required=False, help_text="Only this virtue's keys, e.g. wisdom.")
+        language = serializers.CharField(
+            required=False,
+            default=selectors.ENGLISH,
+            help_text="The edition whose keys to list: en (the default) or zh-hans (zh also works).",
+        )
+
+        def validate_language(self, value: str) -> str:
+            return _edition_parameter(value)
 
     @extend_schema_serializer(component_name="Key")
     class OutputSerializer(serializers.Serializer):
@@ -121,7 +131,8 @@ class KeyListApi(ConditionalGetMixin, ListAPIView):
             help_text="Most expressive first.",
         )
         round = serializers.IntegerField(help_text="0 for the published key, 1… for validation rounds.")
-        provenance = serializers.CharField(help_text="published, proposed or consensus.")
+        provenance = serializers.CharField(help_text="published, proposed, consensus or english_key.")
+        language = serializers.CharField(help_text="The edition whose respondents validated it (en, zh-hans).")
         N = serializers.IntegerField(source="n_evaluations", help_text="Evaluations in the validation study.")
         Y = serializers.IntegerField(source="n_confirmations", help_text="Confirmations among them.")
         q = serializers.FloatField(source="confirmation_rate", allow_null=True, help_text="Y/N; null while N = 0.")
@@ -172,6 +183,13 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
             help_text="Dilemma id → the five letters A–E from most to least ethically preferable; "
             "null (or leaving the dilemma out) skips it.",
         )
+        language = serializers.ChoiceField(
+            choices=[code for code, _ in settings.LANGUAGES],
+            required=False,
+            default=selectors.ENGLISH,
+            help_text="The language the rankings were given in (en or zh-hans; zh also works): each dilemma × virtue "
+            "is scored with that edition's retained key, else the English one (`key_language` says which).",
+        )
 
     @extend_schema_serializer(component_name="ProfileScore")
     class OutputSerializer(serializers.Serializer):
@@ -183,6 +201,7 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
             ordering = serializers.ListField(child=serializers.ChoiceField(choices=OPTIONS))
             round = serializers.IntegerField()
             provenance = serializers.CharField()
+            language = serializers.CharField(help_text="The edition that retained this key.")
 
             def to_representation(self, key: selectors.RetainedKey) -> dict[str, Any]:
                 return {**key.__dict__, "ordering": list(key.ordering)}
@@ -204,6 +223,12 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
         answered = serializers.ListField(child=serializers.CharField())
         skipped = serializers.ListField(child=serializers.CharField())
         keys = KeySerializer(many=True, help_text="The retained keys that entered a score.")
+        language = serializers.CharField(help_text="The language the rankings were scored in.")
+        key_language = serializers.DictField(
+            child=serializers.DictField(child=serializers.CharField()),
+            help_text="Answered dilemma id → virtue id → the edition whose key scored it: `language` where that "
+            "edition has retained its own key, else en.",
+        )
         nearest_models = NearestModelSerializer(many=True, help_text="Up to three, most similar first.")
 
     @extend_schema(
@@ -227,9 +252,22 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
                 'the body must be a JSON object with "rankings"',
                 {"errors": [{"dilemma": None, "problem": "not_an_object", "message": "the body is not an object"}]},
             )
-        refuse_unknown_fields(request.data, ("rankings",))
-        result = services.profile_score(rankings=request.data.get("rankings"))
+        refuse_unknown_fields(request.data, ("rankings", "language"))
+        language = _edition_parameter(request.data.get("language", selectors.ENGLISH))
+        result = services.profile_score(rankings=request.data.get("rankings"), language=language)
         return Response(_profile_score_body(result))
+
+
+def _edition_parameter(language: object) -> str:
+    """The edition a score request names, or a 400 that lists the editions."""
+    edition = selectors.key_edition(language, default=None) if isinstance(language, str) else None
+    if edition is None:
+        editions = selectors.key_editions()
+        raise ApplicationError(
+            f'Unknown language {language!r}: "language" must be one of {", ".join(editions)}.',
+            {"field": "language", "languages": list(editions)},
+        )
+    return edition
 
 
 def _profile_score_body(result: services.ProfileResult) -> dict[str, Any]:
@@ -240,8 +278,10 @@ def _profile_score_body(result: services.ProfileResult) -> dict[str, Any]:
         "per_dilemma": result.per_dilemma,
         "answered": list(result.answered),
         "skipped": list(result.skipped),
-        # id, dilemma, virtue, ordering, round, provenance: the dataclass's fields, copied in one go.
+        # id, dilemma, virtue, ordering, round, provenance, language: the dataclass's fields, copied in one go.
         "keys": [{**key.__dict__, "ordering": list(key.ordering)} for key in result.keys],
+        "language": result.language,
+        "key_language": result.key_language,
         "nearest_models": [
             {"slug": model.slug, "name": model.name, "similarity": model.similarity} for model in result.nearest_models
         ],

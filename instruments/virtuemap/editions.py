@@ -4,7 +4,7 @@ The English text is in the content tables' own fields; another edition's text is
 (language → field → text), loaded by `load_instrument` from ``fixtures/instrument.<language>.json``. Every page, API
 and prompt that shows an item text reads it through `item_text`, so a missing translation falls back to English the
 same way everywhere. The Chinese edition is the project's own (not published by the paper's authors) and its keys
-are not yet validated in Chinese: `edition_keys_validated` says when its own validation study has retained some.
+are not yet validated in Chinese: `edition_keys_validated` says when its own validation study has retained them.
 """
 
 from __future__ import annotations
@@ -46,14 +46,10 @@ def item_text(row: Any, field: str, language: str | None = None) -> str:
 
 
 def edition_keys_validated(language: str | None = None) -> bool:
-    """Whether the edition's keys were validated in its own language: always for English (the published key and
-    its validation study); for another edition, once a key candidate of that language is retained. Until key
-    candidates record a language, only English keys exist, so every other edition is not yet validated."""
-    from instruments.virtuemap.models import KeyCandidate
+    """Whether the edition shown for ``language`` (default: the active language) has its own validated keys: always
+    for English (the published key and its validation study); for another edition, once its own validation study has
+    retained a key for every dilemma × virtue (`keys.edition_keys_validated`)."""
+    from instruments.virtuemap.keys import edition_keys_validated as retained_for_every_pair
 
     edition = edition_language(language)
-    if edition == ENGLISH:
-        return True
-    if "language" not in {field.name for field in KeyCandidate._meta.get_fields()}:
-        return False
-    return KeyCandidate.objects.filter(language=edition, status=KeyCandidate.Status.RETAINED).exists()
+    return edition == ENGLISH or retained_for_every_pair(edition)

@@ -42,7 +42,7 @@ KEYS_CODEBOOK: list[tuple[str, str]] = [
     ("dilemma", "Dilemma id, D1–D7."),
     ("virtue", "Virtue id."),
     ("round", "0 = published key, 1 = proposed ordering, 2… = Kemeny consensus of the previous round's corrections."),
-    ("provenance", "published, proposed or consensus."),
+    ("provenance", "published, proposed, consensus, or english_key (a translated edition's first round)."),
     ("ordering", "Options from most to least expressive of the virtue."),
     ("status", "open, retained (the operational key), rejected or superseded."),
     ("n", "N: counted evaluations (answers while open, from respondents not flagged)."),
@@ -56,6 +56,7 @@ KEYS_CODEBOOK: list[tuple[str, str]] = [
         "1 if a researcher decided on this candidate against the promotion rule (e.g. retained it with N = 0), "
         "explicitly and with a reason (see the candidate's audit trail); else 0.",
     ),
+    ("language", "The edition whose respondents validate the candidate: en or zh-hans (each has its own keys)."),
 ]
 
 
@@ -100,6 +101,7 @@ def key_statistics_rows() -> Iterator[list]:
             f"{wilson[1]:.6f}" if wilson else "",
             candidate.decided_at.isoformat() if candidate.decided_at else "",
             int(candidate.overridden),
+            candidate.language,
         ]
 
 

@@ -74,13 +74,13 @@ def failed_respondent_count(*, candidate: KeyCandidate) -> int:
 
 
 def current_key(*, candidate: KeyCandidate) -> KeyCandidate | None:
-    return (
-        KeyCandidate.objects.filter(
-            dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id, status=KeyCandidate.Status.RETAINED
-        )
-        .exclude(pk=candidate.pk)
-        .first()
-    )
+    """The key that scores the candidate's pair in its edition today: the edition's retained key, else (for a
+    translated edition) the English one, which scoring falls back to."""
+    retained = KeyCandidate.objects.filter(
+        dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id, status=KeyCandidate.Status.RETAINED
+    ).exclude(pk=candidate.pk)
+    own = retained.filter(language=candidate.language).first()
+    return own if own is not None or candidate.language == "en" else retained.filter(language="en").first()
 
 
 def decision_concerns(*, candidate: KeyCandidate, outcome: PromotionOutcome) -> tuple[Concern, ...]:

@@ -1,6 +1,7 @@
 """Decisions on key candidates: N and Y kept equal to their responses, the promotion rule's automatic decisions
 (held for review when the evidence looks manufactured), and researchers' decisions in admin, each in the audit
-trail."""
+trail. Every decision stays within the candidate's edition (`KeyCandidate.language`); `edition_keys_validated`
+says whether an edition has its own keys yet."""
 
 from __future__ import annotations
 
@@ -19,6 +20,17 @@ from instruments.virtuemap.models import (
 from scoring.integrity import Concern
 from scoring.promotion import PromotionOutcome, kemeny_consensus, promotion_decision
 from virtuemap_site.errors import ApplicationError
+
+
+def edition_keys_validated(language: str) -> bool:
+    """Whether the edition in `language` (any code `selectors.key_edition` takes: "zh", "zh-hans", "en") has a
+    retained key of its own for every dilemma × virtue. False while any of its pairs is still scored with the English
+    key, which is when its pages say "keys not yet validated in Chinese". An unknown language is not validated."""
+    edition = selectors.key_edition(language, default=None)
+    if edition is None:
+        return False
+    pairs = selectors.dilemma_virtue_pair_count()
+    return pairs > 0 and selectors.retained_key_list(language=edition).count() == pairs
 
 
 def key_counts_recompute(*, candidate_ids: list[int]) -> None:
@@ -89,10 +101,16 @@ def candidate_hold(*, candidate: KeyCandidate, outcome: PromotionOutcome, concer
 
 
 def candidate_retain(*, candidate: KeyCandidate, reason: str, user: Any = None, override: bool = False) -> None:
+    """Retain the candidate, superseding its edition's current key of the pair (other editions keep theirs)."""
     now = timezone.now()
     previous = list(
         KeyCandidate.objects.select_for_update()
-        .filter(dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id, status=KeyCandidate.Status.RETAINED)
+        .filter(
+            dilemma_id=candidate.dilemma_id,
+            virtue_id=candidate.virtue_id,
+            language=candidate.language,
+            status=KeyCandidate.Status.RETAINED,
+        )
         .exclude(pk=candidate.pk)
     )
     for old in previous:
@@ -124,6 +142,7 @@ def candidate_reject(*, candidate: KeyCandidate, reason: str, user: Any = None, 
         successor = KeyCandidate.objects.create(
             dilemma_id=candidate.dilemma_id,
             virtue_id=candidate.virtue_id,
+            language=candidate.language,
             ordering="".join(consensus),
             round=candidate.round + 1,
             provenance=KeyCandidate.Provenance.CONSENSUS,
@@ -151,7 +170,7 @@ def _reason_required(reason: str) -> str:
 
 @transaction.atomic
 def key_candidate_promote(*, candidate: KeyCandidate, user: Any, reason: str, override: bool = False) -> KeyCandidate:
-    """Retain a candidate by a researcher's decision, superseding the pair's current key, with the reason
+    """Retain a candidate by a researcher's decision, superseding the pair's current key in its edition, with the reason
     recorded. An open candidate of the same pair stays open (it may yet supersede this one).
 
     Guard rail: when the promotion rule would not retain the candidate on its evidence (N ≤ KEY_MIN_EVALUATIONS or
@@ -200,15 +219,15 @@ def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> 
     """Put a decided candidate's ordering back to respondents as a new round with fresh counts.
 
     The candidate itself keeps its status and evidence (history is never rewritten); an open or held round of the
-    same pair (a held candidate being reopened included) is closed as rejected without a successor. Returns the new
-    open candidate.
+    same pair in the same edition (a held candidate being reopened included) is closed as rejected without a
+    successor. Returns the new open candidate, in the candidate's edition.
     """
     reason = _reason_required(reason)
     candidate = KeyCandidate.objects.select_for_update().get(pk=candidate.pk)
     if candidate.status == KeyCandidate.Status.OPEN:
         raise ApplicationError(f"{candidate} is already open.")
     rounds = KeyCandidate.objects.select_for_update().filter(
-        dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id
+        dilemma_id=candidate.dilemma_id, virtue_id=candidate.virtue_id, language=candidate.language
     )
     if candidate.needs_review and candidate.status != KeyCandidate.Status.HELD:
         _review_clear(candidate)
@@ -220,6 +239,7 @@ def key_candidate_reopen(*, candidate: KeyCandidate, user: Any, reason: str) -> 
     reopened = KeyCandidate.objects.create(
         dilemma_id=candidate.dilemma_id,
         virtue_id=candidate.virtue_id,
+        language=candidate.language,
         ordering=candidate.ordering,
         round=rounds.aggregate(last=models.Max("round"))["last"] + 1,
         provenance=candidate.provenance,

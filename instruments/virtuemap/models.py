@@ -97,6 +97,10 @@ class KeyCandidate(models.Model):
     N (`n_evaluations`) and Y (`n_confirmations`) always equal the counts of stored responses for this
     candidate. A candidate becomes the operational key (RETAINED) by the promotion rule; at most one
     candidate per dilemma×virtue is retained at a time, earlier ones are kept as SUPERSEDED history.
+
+    Each edition of the instrument (`language`: en, zh-hans) validates its own keys, since a translated response
+    may express a virtue differently: rounds, the one open round and the one retained key are per dilemma × virtue
+    × language, and only respondents who consented in that language answer its candidates.
     """
 
     class Status(models.TextChoices):
@@ -111,9 +115,16 @@ class KeyCandidate(models.Model):
         PUBLISHED = "published", "Published key"
         PROPOSED = "proposed", "Proposed ordering"
         CONSENSUS = "consensus", "Consensus of corrections"
+        # A translated edition's first round starts from the English edition's key (`validation_open`).
+        ENGLISH_KEY = "english_key", "The English edition's retained key"
 
     dilemma = models.ForeignKey(Dilemma, on_delete=models.PROTECT, related_name="key_candidates")
     virtue = models.ForeignKey(Virtue, on_delete=models.PROTECT, related_name="key_candidates")
+    language = models.CharField(
+        max_length=16,
+        default="en",
+        help_text="The edition whose respondents validate it: a code of settings.LANGUAGES (en, zh-hans).",
+    )
     ordering = models.CharField(max_length=5, help_text="Options from most to least expressive, e.g. CBDAE.")
     round = models.PositiveSmallIntegerField(help_text="0 for the published key, 1… for validation rounds.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
@@ -132,19 +143,21 @@ class KeyCandidate(models.Model):
     )
 
     class Meta:
-        ordering = ["dilemma", "virtue__position", "round"]
+        ordering = ["dilemma", "virtue__position", "language", "round"]
         constraints = [
             models.UniqueConstraint(
-                fields=["dilemma", "virtue"],
+                fields=["dilemma", "virtue", "language"],
                 condition=Q(status="retained"),
-                name="key_candidate_one_retained_per_dilemma_virtue",
+                name="key_candidate_one_retained_per_edition",
             ),
-            models.UniqueConstraint(fields=["dilemma", "virtue", "round"], name="key_candidate_unique_round"),
-            # One round in progress per pair: open for answers, or held for review.
             models.UniqueConstraint(
-                fields=["dilemma", "virtue"],
+                fields=["dilemma", "virtue", "language", "round"], name="key_candidate_unique_round_per_edition"
+            ),
+            # One round in progress per pair and edition: open for answers, or held for review.
+            models.UniqueConstraint(
+                fields=["dilemma", "virtue", "language"],
                 condition=Q(status__in=["open", "held"]),
-                name="key_candidate_one_open_per_dilemma_virtue",
+                name="key_candidate_one_open_per_edition",
             ),
             models.CheckConstraint(
                 condition=Q(n_confirmations__lte=F("n_evaluations")),
@@ -153,7 +166,9 @@ class KeyCandidate(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.dilemma_id}×{self.virtue_id} round {self.round}: {self.ordering}"
+        # The English edition's candidates read as they always did; another edition's name their language.
+        edition = "" if self.language == "en" else f" ({self.language})"
+        return f"{self.dilemma_id}×{self.virtue_id}{edition} round {self.round}: {self.ordering}"
 
     @property
     def ordering_letters(self) -> tuple[str, ...]:
@@ -347,8 +362,17 @@ class ProfilingSubmission(models.Model):
         blank=True,
         help_text="Dilemma ids where the person chose “I have not moved anything” and kept the order shown.",
     )
+    language = models.CharField(
+        max_length=16, default="en", help_text="The questionnaire language, whose keys scored it (settings.LANGUAGES)."
+    )
     scores = models.JSONField(help_text="Virtue id → score 0–100, null without an answered dilemma for it.")
     keys_used = models.JSONField(help_text="Ids of the retained key candidates the scores used.")
+    key_language = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Dilemma id → virtue id → the edition whose key scored it: the questionnaire's language where that "
+        "edition has a retained key, else en. Empty for answers stored before this was recorded.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

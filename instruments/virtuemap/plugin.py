@@ -300,7 +300,12 @@ class VirtueMap(Instrument):
 
         if study == PROFILING:
             return StudyLength(items=Dilemma.objects.count(), seconds_per_item=PROFILING_SECONDS_PER_ITEM)
-        open_orderings = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).count()
+        from instruments.virtuemap.validation import edition_of_arrival
+
+        # A respondent is served only the open orderings of the edition they consent in.
+        open_orderings = KeyCandidate.objects.filter(
+            status=KeyCandidate.Status.OPEN, language=edition_of_arrival()
+        ).count()
         checks = settings.STUDY_ATTENTION_CHECKS
         items = min(settings.STUDY_ITEMS_PER_RESPONDENT, open_orderings) + checks
         return StudyLength(items=items, seconds_per_item=VALIDATION_SECONDS_PER_ITEM, checks=checks)

@@ -12,7 +12,13 @@ from instruments.virtuemap.models import (
     ProfilingSubmission,
 )
 from instruments.virtuemap.plugin import PROFILING
-from instruments.virtuemap.selectors import ProfileScoringContext, RetainedKey, profile_scoring_context
+from instruments.virtuemap.selectors import (
+    ENGLISH,
+    ProfileScoringContext,
+    RetainedKey,
+    key_edition,
+    profile_scoring_context,
+)
 from scoring import nearest_profiles_prepared, virtue_profile_from_table
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys.models import Respondent
@@ -55,10 +61,30 @@ class ProfileResult:
     skipped: tuple[str, ...]
     keys: tuple[RetainedKey, ...]
     nearest_models: tuple[NearestModel, ...]
+    language: str = ENGLISH
+
+    @property
+    def key_language(self) -> dict[str, dict[str, str]]:
+        """Dilemma id → virtue id → the edition whose key entered the score: the questionnaire's `language` where
+        its edition has retained the key, else en (the English edition's key stands in)."""
+        editions: dict[str, dict[str, str]] = {}
+        for key in self.keys:
+            editions.setdefault(key.dilemma, {})[key.virtue] = key.language
+        return editions
+
+    @property
+    def fallback_keys(self) -> tuple[RetainedKey, ...]:
+        """The keys of another edition (English) that scored this questionnaire; () for an English one."""
+        return tuple(key for key in self.keys if key.language != self.language)
 
 
-def profile_score(*, rankings: object, context: ProfileScoringContext | None = None) -> ProfileResult:
+def profile_score(
+    *, rankings: object, context: ProfileScoringContext | None = None, language: str = ENGLISH
+) -> ProfileResult:
     """Score one questionnaire against the retained keys and find the nearest published model profiles.
+
+    A questionnaire in `language` (an edition's code, `selectors.key_edition`) is scored per dilemma × virtue with
+    that edition's retained key, else with the English one; the result's `key_language` says which.
 
     ``rankings`` maps dilemma id → a ranking (a list of the five letters A–E, most preferable first) or None
     for a skipped dilemma; dilemmas left out are skipped too. Writes nothing. Raises `ApplicationError`
@@ -66,7 +92,7 @@ def profile_score(*, rankings: object, context: ProfileScoringContext | None = N
     mapping is missing or empty-bodied, names an unknown dilemma, or holds a ranking that is not a
     permutation of A–E. A virtue with no answered dilemma that has a key for it scores None, never 0.
     """
-    context = context or profile_scoring_context()
+    context = context or profile_scoring_context(language=language)
     checked = _checked_rankings(rankings, context)
     profile = virtue_profile_from_table(
         {dilemma: checked.get(dilemma) for dilemma in context.dilemmas}, context.alignments, context.virtues
@@ -85,6 +111,7 @@ def profile_score(*, rankings: object, context: ProfileScoringContext | None = N
             NearestModel(slug=slug, name=context.model_names[slug], similarity=similarity)
             for slug, similarity in nearest
         ),
+        language=context.language,
     )
 
 
@@ -155,11 +182,13 @@ def profiling_submission_store(
     rankings: Mapping[str, str | None],
     start_orders: Mapping[str, str] | None = None,
     kept_unmoved: list[str] | None = None,
+    language: str = ENGLISH,
 ) -> ProfilingSubmission:
     """Store (or replace) the profiling answers of a respondent who consented to research use.
 
     ``rankings`` maps dilemma id → ranking letters ("CBADE") or None for a skipped dilemma. The scores and the
-    keys used are stored with them, and what the questionnaire showed: ``start_orders`` (dilemma id → the random
+    keys used are stored with them (scored in `language`, the questionnaire's, with `key_language` saying whose key
+    scored each dilemma × virtue), and what the questionnaire showed: ``start_orders`` (dilemma id → the random
     order the responses were first shown in) and ``kept_unmoved`` (dilemmas answered with "I have not moved
     anything"); start orders recorded earlier for dilemmas still answered are kept. Start orders that are not
     permutations of A–E, and kept dilemmas without a ranking, are refused.
@@ -168,7 +197,8 @@ def profiling_submission_store(
     """
     if respondent.study != PROFILING:
         raise ApplicationError("Only consent to the profiling questionnaire covers storing its answers.", status=403)
-    result = profile_score(rankings={d: (list(r) if r else None) for d, r in rankings.items()})
+    language = key_edition(language)
+    result = profile_score(rankings={d: (list(r) if r else None) for d, r in rankings.items()}, language=language)
     start_orders = dict(start_orders or {})
     kept_unmoved = list(kept_unmoved or [])
     for dilemma, order in start_orders.items():
@@ -189,6 +219,8 @@ def profiling_submission_store(
             "rankings": {dilemma: (ranking or None) for dilemma, ranking in rankings.items()},
             "scores": result.scores,
             "keys_used": [key.id for key in result.keys],
+            "language": language,
+            "key_language": result.key_language,
         },
     )
     return submission

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
+from django.utils import translation
 
 from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.models import (
@@ -37,19 +39,43 @@ from virtuemap_site.snapshots import CachedSnapshot
 COUNTING = Q(counted=True, respondent__flagged=False)
 
 
+ENGLISH = "en"
+
+
+def key_edition(language: str | None, *, default: str | None = ENGLISH) -> str | None:
+    """The edition (a code of settings.LANGUAGES) for a language code: "zh", "zh-Hans" and "zh-hans" give "zh-hans",
+    "en-us" gives "en"; an unknown or empty code gives `default`."""
+    if not language:
+        return default
+    try:
+        return translation.get_supported_language_variant(language.lower())
+    except LookupError:
+        return default
+
+
+def key_editions() -> tuple[str, ...]:
+    """Every edition's code, English first: settings.LANGUAGES."""
+    return tuple(code for code, _ in settings.LANGUAGES)
+
+
 @dataclass(frozen=True)
 class RetainedKey:
+    """A key that scores a questionnaire; `language` is its edition, English where the questionnaire's own edition
+    has no retained key for the pair yet."""
+
     id: int
     dilemma: str
     virtue: str
     ordering: str
     round: int
     provenance: str
+    language: str = ENGLISH
 
 
 @dataclass(frozen=True, eq=False)
 class ProfileScoringContext:
-    """The instrument's dilemma and virtue ids (in instrument order), the retained keys, the same keys as
+    """The instrument's dilemma and virtue ids (in instrument order), the keys that score a questionnaire in
+    `language` (the edition's retained key per dilemma × virtue, else the English one), the same keys as
     `scoring.key_weight_arrays` for `scoring.virtue_profile_from_key_weights` and as `scoring.alignment_table`
     for `scoring.virtue_profile_from_table`, and the published model profiles to compare a profile with (`models`:
     slug → virtue id → mean score, as `scoring.prepared_profiles`; `model_names`: slug → display name)."""
@@ -62,6 +88,7 @@ class ProfileScoringContext:
     alignments: AlignmentTable = field(default_factory=dict)
     models: PreparedProfiles = field(default_factory=lambda: prepared_profiles({}, ()))
     model_names: dict[str, str] = field(default_factory=dict)
+    language: str = ENGLISH
 
     def key_map(self) -> dict[str, dict[str, tuple[str, ...]]]:
         """Dilemma id → virtue id → ordering, the form `scoring.virtue_profile` takes."""
@@ -84,14 +111,24 @@ def dilemma_id_list() -> list[str]:
     return list(Dilemma.objects.order_by("position").values_list("id", flat=True))
 
 
-def retained_key_list(*, dilemma: str | None = None, virtue: str | None = None) -> QuerySet[KeyCandidate]:
-    """The keys in use, optionally only those of one dilemma and/or one virtue."""
+def dilemma_virtue_pair_count() -> int:
+    """How many dilemma × virtue pairs the instrument has (each needs a key)."""
+    return Dilemma.objects.count() * Virtue.objects.count()
+
+
+def retained_key_list(
+    *, dilemma: str | None = None, virtue: str | None = None, language: str | None = ENGLISH
+) -> QuerySet[KeyCandidate]:
+    """The keys one edition retained (English by default; every edition's when `language` is None), optionally only
+    those of one dilemma and/or one virtue. No fallback: a translated edition lists only its own keys."""
     keys = KeyCandidate.objects.filter(status=KeyCandidate.Status.RETAINED).select_related("dilemma", "virtue")
+    if language is not None:
+        keys = keys.filter(language=language)
     if dilemma is not None:
         keys = keys.filter(dilemma_id=dilemma)
     if virtue is not None:
         keys = keys.filter(virtue_id=virtue)
-    return keys.order_by("dilemma__position", "virtue__position")
+    return keys.order_by("dilemma__position", "virtue__position", "language")
 
 
 def retained_key_last_modified() -> datetime | None:
@@ -99,35 +136,54 @@ def retained_key_last_modified() -> datetime | None:
     return KeyCandidate.objects.aggregate(latest=Max("updated_at"))["latest"]
 
 
-def retained_key_map() -> dict[str, dict[str, tuple[str, ...]]]:
-    """Retained keys as plain data for `scoring`: dilemma id → virtue id → ordering."""
+def edition_keys(*, language: str = ENGLISH) -> tuple[RetainedKey, ...]:
+    """The keys that score answers given in `language`, in instrument order: per dilemma × virtue the edition's
+    retained key, else the English edition's (each `RetainedKey` says which). English answers get the English keys."""
+    rows = retained_key_list(language=None).filter(language__in={ENGLISH, language})
+    chosen: dict[tuple[str, str], RetainedKey] = {}
+    for row in rows.values_list("id", "dilemma_id", "virtue_id", "ordering", "round", "provenance", "language"):
+        key = RetainedKey(*row)
+        if key.language == language or (key.dilemma, key.virtue) not in chosen:
+            chosen[(key.dilemma, key.virtue)] = key
+    return tuple(chosen.values())
+
+
+def retained_key_map(*, language: str = ENGLISH) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The keys that score answers in `language` (`edition_keys`) as plain data for `scoring`: dilemma id → virtue
+    id → ordering."""
     keys: dict[str, dict[str, tuple[str, ...]]] = {}
-    for dilemma_id, virtue_id, ordering in retained_key_list().values_list("dilemma_id", "virtue_id", "ordering"):
-        keys.setdefault(dilemma_id, {})[virtue_id] = tuple(ordering)
+    for key in edition_keys(language=language):
+        keys.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
     return keys
 
 
-PROFILE_SCORING_CONTEXT = CachedSnapshot("surveys:profile-scoring-context")
+# One snapshot per edition; English keeps the name it always had.
+PROFILE_SCORING_CONTEXTS = {
+    code: CachedSnapshot("surveys:profile-scoring-context" + ("" if code == ENGLISH else f":{code}"))
+    for code, _ in settings.LANGUAGES
+}
+PROFILE_SCORING_CONTEXT = PROFILE_SCORING_CONTEXTS[ENGLISH]
 
 
-def profile_scoring_context() -> ProfileScoringContext:
-    """Everything scoring a questionnaire needs, as plain data: kept in memory, loaded in four queries.
+def profile_scoring_context(*, language: str = ENGLISH) -> ProfileScoringContext:
+    """Everything scoring a questionnaire in `language` (an edition's code) needs, as plain data: kept in memory,
+    loaded in four queries. Its keys are `edition_keys(language=language)`.
 
     Every score request needs it and it rarely changes, so it is a `CachedSnapshot`: a saved or deleted key
     candidate, virtue or dilemma (`surveys.apps`), model or model profile (`llmruns.apps`) forgets it when its
     transaction commits; other processes notice at once through a shared cache (``CACHE_URL`` on Redis), else
     within ``PROFILE_CACHE_SECONDS``. The model profiles are in it too, so a request checks one generation.
     """
-    return PROFILE_SCORING_CONTEXT.get(_profile_scoring_context_load)
+    return PROFILE_SCORING_CONTEXTS[language].get(lambda: _profile_scoring_context_load(language))
 
 
 def profile_scoring_context_forget() -> None:
-    PROFILE_SCORING_CONTEXT.forget()
+    for snapshot in PROFILE_SCORING_CONTEXTS.values():
+        snapshot.forget()
 
 
-def _profile_scoring_context_load() -> ProfileScoringContext:
-    rows = retained_key_list().values_list("id", "dilemma_id", "virtue_id", "ordering", "round", "provenance")
-    keys = tuple(RetainedKey(*row) for row in rows)
+def _profile_scoring_context_load(language: str = ENGLISH) -> ProfileScoringContext:
+    keys = edition_keys(language=language)
     dilemmas = tuple(dilemma_id_list())
     virtues = tuple(Virtue.objects.order_by("position").values_list("id", flat=True))
     by_dilemma: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -148,16 +204,19 @@ def _profile_scoring_context_load() -> ProfileScoringContext:
         alignments=alignment_table(dilemmas, virtues, key_weights.tolist(), key_present.tolist()),
         models=prepared_profiles({slug: scores for slug, (_, scores) in models.items()}, virtues),
         model_names={slug: name for slug, (name, _) in models.items()},
+        language=language,
     )
 
 
-def open_candidates_with_load(*, now: datetime) -> list[KeyCandidate]:
-    """Open candidates, each annotated with `in_flight`: unanswered assignments that have not expired."""
+def open_candidates_with_load(*, now: datetime, language: str = ENGLISH) -> list[KeyCandidate]:
+    """Open candidates of one edition, each annotated with `in_flight`: unanswered assignments that have not
+    expired."""
     in_flight = Count(
         "assignments",
         filter=Q(assignments__answered_at__isnull=True, assignments__expires_at__gt=now),
     )
-    return list(KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).annotate(in_flight=in_flight))
+    candidates = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN, language=language)
+    return list(candidates.annotate(in_flight=in_flight))
 
 
 def key_counts_from_responses(*, candidate_ids: list[int] | None = None) -> dict[int, tuple[int, int]]:
@@ -224,8 +283,6 @@ def key_candidate_rank_table(*, candidate: KeyCandidate) -> dict[str, list[int]]
 
 def respondent_progress(*, respondent: Respondent) -> dict[str, int]:
     """answered and total items (validation items plus attention checks) for the progress bar."""
-    from django.conf import settings
-
     total = settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS
     answered = respondent.assignments.filter(answered_at__isnull=False).count()
     return {"answered": answered, "total": total}
@@ -248,14 +305,16 @@ def key_candidates_for_export() -> QuerySet[KeyCandidate]:
     )
 
 
-def study_is_open() -> bool:
-    """Whether the validation study has anything to serve."""
-    return KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists()
+def study_is_open(*, language: str | None = None) -> bool:
+    """Whether the validation study has anything to serve: in one edition, or in any when `language` is None."""
+    candidates = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN)
+    return (candidates if language is None else candidates.filter(language=language)).exists()
 
 
-def validation_ever_opened() -> bool:
-    """Whether a validation round was ever opened (round 0 is the published key, not a round people answer)."""
-    return KeyCandidate.objects.filter(round__gte=1).exists()
+def validation_ever_opened(*, language: str = ENGLISH) -> bool:
+    """Whether a validation round of the edition was ever opened (round 0 is the published key, not a round people
+    answer)."""
+    return KeyCandidate.objects.filter(round__gte=1, language=language).exists()
 
 
 # --- the model side ------------------------------------------------------------------------------------------

@@ -96,7 +96,8 @@ def study_answers(study: str) -> StudyAnswers | None:
 
 def candidates_near_decision() -> DashboardTable:
     """The open key candidates that the fewest further evaluations could decide (`evaluations_to_decision`), with N,
-    Y, q and the Wilson 95 % interval; one query over the open candidates (at most one per dilemma and virtue)."""
+    Y, q and the Wilson 95 % interval; one query over the open candidates (at most one per dilemma, virtue and
+    edition)."""
     rows = []
     for candidate in KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN):
         n, y = candidate.n_evaluations, candidate.n_confirmations
@@ -105,7 +106,9 @@ def candidates_near_decision() -> DashboardTable:
         rows.append(
             (
                 evaluations_to_decision(decision),
-                f"{candidate.dilemma_id} × {candidate.virtue_id}",
+                # The English edition's rows read as they always did; another edition's name their language.
+                f"{candidate.dilemma_id} × {candidate.virtue_id}"
+                + ("" if candidate.language == "en" else f" ({candidate.language})"),
                 candidate.round,
                 candidate.ordering,
                 n,

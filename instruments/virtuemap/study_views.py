@@ -20,6 +20,7 @@ from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import assignment_for_display, respondent_progress, study_is_open
 from instruments.virtuemap.validation import (
     attention_check_submit,
+    edition_of_arrival,
     validation_next_assignment,
     validation_response_submit,
 )
@@ -66,7 +67,7 @@ def study_landing(request: HttpRequest) -> HttpResponse:
         {
             "respondent": _session_respondent(request),
             "panel_query": _panel_query(request),
-            "study_open": study_is_open(),
+            "study_open": study_is_open(language=edition_of_arrival()),
             "length": registry.instrument(SLUG).study_length(VALIDATION, {}),
         },
     )

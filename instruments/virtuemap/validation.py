@@ -31,10 +31,12 @@ from instruments.virtuemap.models import (
     KeyDecision,
     ValidationResponse,
 )
+from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.services import INSTRUMENT_FIXTURE
 from scoring.promotion import PromotionOutcome, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys.models import Respondent
+from surveys.selectors import consent_text_current
 from surveys.services import respondent_complete
 from virtuemap_site.errors import ApplicationError
 
@@ -65,39 +67,79 @@ def proposed_orderings(*, path: Path = INSTRUMENT_FIXTURE) -> dict[tuple[str, st
     }
 
 
+def edition_seed_orderings(*, language: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """Where an edition's validation starts: (dilemma id, virtue id) → (ordering, provenance).
+
+    The English edition starts from the proposed orderings (`proposed_orderings`). A translated edition starts from
+    the English edition's retained key, since that is the ordering its answers are scored with until it retains its
+    own (provenance ENGLISH_KEY); a pair without an English key starts from the proposed ordering.
+    """
+    seeds = {pair: (ordering, KeyCandidate.Provenance.PROPOSED) for pair, ordering in proposed_orderings().items()}
+    if language != selectors.ENGLISH:
+        for dilemma_id, by_virtue in selectors.retained_key_map(language=selectors.ENGLISH).items():
+            for virtue_id, ordering in by_virtue.items():
+                seeds[(dilemma_id, virtue_id)] = ("".join(ordering), KeyCandidate.Provenance.ENGLISH_KEY)
+    return seeds
+
+
 @transaction.atomic
 def validation_open(
-    *, pairs: list[tuple[str, str]] | None = None, orderings: Mapping[tuple[str, str], str] | None = None
+    *,
+    pairs: list[tuple[str, str]] | None = None,
+    orderings: Mapping[tuple[str, str], str] | None = None,
+    language: str = selectors.ENGLISH,
 ) -> list[KeyCandidate]:
-    """Open a validation round for each dilemma×virtue pair (all 35 when `pairs` is None) from the proposed
-    orderings, as new OPEN candidates with provenance PROPOSED; return the candidates created.
+    """Open a validation round of the edition in `language` (en by default; zh and zh-hans name the Chinese one) for
+    each dilemma×virtue pair (all 35 when `pairs` is None), as new OPEN candidates; return the candidates created.
 
-    A pair that already has an open (or held) candidate is left alone, so re-running changes nothing. The new round
-    number follows the pair's last one (round 1 after the published round 0). Raises ApplicationError for
-    a pair with no proposed ordering.
+    The orderings are `orderings` (provenance PROPOSED) when given, else the edition's seeds
+    (`edition_seed_orderings`: the proposed orderings in English, the English retained keys in a translation). A
+    pair that already has an open (or held) candidate in the edition is left alone, so re-running changes nothing;
+    other editions are never touched. The new round number follows the pair's last one in the edition (round 1
+    after the published round 0 in English; round 1 first in a translation). Raises ApplicationError for a language
+    not in settings.LANGUAGES and for a pair with no ordering.
     """
-    orderings = orderings if orderings is not None else proposed_orderings()
-    pairs = sorted(orderings) if pairs is None else pairs
-    unknown = [pair for pair in pairs if pair not in orderings]
+    edition = selectors.key_edition(language, default=None)
+    if edition is None:
+        editions = ", ".join(selectors.key_editions())
+        raise ApplicationError(f"Unknown language {language!r}: the editions are {editions}.", {"field": "language"})
+    if orderings is not None:
+        seeds = {pair: (ordering, KeyCandidate.Provenance.PROPOSED) for pair, ordering in orderings.items()}
+    else:
+        seeds = edition_seed_orderings(language=edition)
+    pairs = sorted(seeds) if pairs is None else pairs
+    unknown = [pair for pair in pairs if pair not in seeds]
     if unknown:
         raise ApplicationError(f"No proposed ordering for {', '.join('×'.join(pair) for pair in unknown)}.")
+    reason = "validation study opened" + ("" if edition == selectors.ENGLISH else f" in {edition}")
     created = []
     for dilemma_id, virtue_id in pairs:
-        existing = KeyCandidate.objects.select_for_update().filter(dilemma_id=dilemma_id, virtue_id=virtue_id)
+        existing = KeyCandidate.objects.select_for_update().filter(
+            dilemma_id=dilemma_id, virtue_id=virtue_id, language=edition
+        )
         if existing.filter(status__in=[KeyCandidate.Status.OPEN, KeyCandidate.Status.HELD]).exists():
             continue
         last_round = existing.aggregate(last=models.Max("round"))["last"]
+        ordering, provenance = seeds[(dilemma_id, virtue_id)]
         candidate = KeyCandidate.objects.create(
             dilemma_id=dilemma_id,
             virtue_id=virtue_id,
-            ordering=orderings[(dilemma_id, virtue_id)],
+            language=edition,
+            ordering=ordering,
             round=(last_round or 0) + 1,
-            provenance=KeyCandidate.Provenance.PROPOSED,
+            provenance=provenance,
             status=KeyCandidate.Status.OPEN,
         )
-        key_decision_record(candidate=candidate, action=KeyDecision.Action.OPENED, reason="validation study opened")
+        key_decision_record(candidate=candidate, action=KeyDecision.Action.OPENED, reason=reason)
         created.append(candidate)
     return created
+
+
+def edition_of_arrival() -> str:
+    """The edition a visitor of this request would validate: that of the consent text they would agree to (in their
+    language when the study has one, else English), which becomes their `Respondent.language`."""
+    text = consent_text_current(study=VALIDATION)
+    return selectors.key_edition(text.language if text else None)
 
 
 def attention_check_positions(*, items: int, checks: int) -> set[int]:
@@ -111,8 +153,9 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
     """Return the item this respondent should answer now, serving a new one if needed; None when done.
 
     An unanswered assignment is returned again (a reload or a returning respondent resumes). Otherwise the
-    next position is an attention check (at `attention_check_positions`) or the open candidate with the
-    fewest evaluations plus in-flight assignments, among dilemma×virtue pairs this respondent has not had,
+    next position is an attention check (at `attention_check_positions`) or the open candidate of the respondent's
+    edition (the language they consented in, `Respondent.language`) with the fewest evaluations plus in-flight
+    assignments, among dilemma×virtue pairs this respondent has not had,
     preferring dilemmas they have seen least, ties at random. When the respondent has answered every item,
     or nothing is left to serve them, they are marked complete and None is returned.
     """
@@ -170,9 +213,11 @@ def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: ra
     had = list(respondent.assignments.filter(kind=Assignment.Kind.VALIDATION).values_list("dilemma_id", "virtue_id"))
     seen_pairs = set(had)
     dilemma_seen = Counter(dilemma_id for dilemma_id, _ in had)
+    # Only the edition they consented in: they read its texts, so only its keys are theirs to judge.
+    edition = selectors.key_edition(respondent.language)
     candidates = [
         candidate
-        for candidate in selectors.open_candidates_with_load(now=now)
+        for candidate in selectors.open_candidates_with_load(now=now, language=edition)
         if (candidate.dilemma_id, candidate.virtue_id) not in seen_pairs
     ]
     if not candidates:

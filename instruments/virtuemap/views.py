@@ -13,6 +13,7 @@ from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.views.decorators.http import require_http_methods
 
 from instruments.base import FigureContext
@@ -28,6 +29,7 @@ from instruments.virtuemap.profiling import profile_score, profiling_submission_
 from instruments.virtuemap.selectors import (
     ProfileScoringContext,
     dilemma_list_with_options,
+    key_edition,
     profile_scores,
     profile_scoring_context,
     profiling_reference_scores,
@@ -85,6 +87,14 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 # --- The profiling questionnaire ------------------------------------------------------------------------
+
+
+def questionnaire_language() -> str:
+    """The edition of the questionnaire being answered: the interface language of this request, whose keys score it
+    (`profile_score`)."""
+    return key_edition(get_language())
+
+
 # The answers so far live in a signed cookie, not in the database: they survive a reload, and nothing about a
 # person who has not consented is stored on the server.
 
@@ -201,6 +211,7 @@ class ProfileAnswers:
             rankings=self.rankings,
             start_orders=self.start_orders(),
             kept_unmoved=[dilemma for dilemma in self.kept if dilemma in self.rankings],
+            language=questionnaire_language(),
         )
 
 
@@ -392,7 +403,7 @@ def profile_results(request: HttpRequest) -> HttpResponse:
     reference = browser_reference(request, PROFILING) if respondent else None
     if request.method == "POST":
         return _start_again(request, respondent, reference)
-    context = profile_scoring_context()
+    context = profile_scoring_context(language=questionnaire_language())
     answers = ProfileAnswers.load(request, list(context.dilemmas))
     # A private link to these results holds the rankings only: it works without consent, and says nothing of who.
     token = results_token({"study": PROFILING, "rankings": answers.rankings})
@@ -409,7 +420,7 @@ def profile_results_link(request: HttpRequest, token: str) -> HttpResponse:
     The link is also the resume code of someone who did not consent (nothing of theirs is on the server): a POST
     carries on with its answers in this browser, provided the browser holds no answers, stored or not, of its own.
     """
-    context = profile_scoring_context()
+    context = profile_scoring_context(language=questionnaire_language())
     ids = list(context.dilemmas)
     payload = results_token_read(token)
     if payload is None or payload.get("study") != PROFILING:
@@ -516,7 +527,7 @@ def _results_page(
 def person_profile_summary(request: HttpRequest) -> dict | None:
     """The browser's profiling answers scored now, in a published profile's shape (one run, no interval); None
     before any dilemma is answered."""
-    context = profile_scoring_context()
+    context = profile_scoring_context(language=questionnaire_language())
     answers = ProfileAnswers.load(request, list(context.dilemmas))
     if not answers.answered:
         return None

@@ -46,7 +46,8 @@
     });
     renumber(list);
     syncChoices(widget, list);
-    widget.querySelector("[data-ranking-status]").textContent = "The responses are back in the order first shown.";
+    var status = widget.querySelector("[data-ranking-status]");
+    status.textContent = status.dataset.resetMessage;
     var first = list.querySelector("[data-move]:not([disabled])");
     if (first) first.focus();
   }
@@ -54,7 +55,9 @@
   function announce(widget, row) {
     var status = widget.querySelector("[data-ranking-status]");
     var position = items(row.parentNode).indexOf(row) + 1;
-    status.textContent = "Response " + row.dataset.letter + " is now at position " + position + " of 5.";
+    status.textContent = status.dataset.movedMessage
+      .replace("{letter}", row.dataset.letter)
+      .replace("{position}", position);
   }
 
   function move(widget, list, button) {

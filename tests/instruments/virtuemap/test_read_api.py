@@ -40,6 +40,7 @@ def test_keys_show_ordering_round_provenance_and_the_validation_counts(api_clien
             "ordering": ["C", "B", "D", "A", "E"],
             "round": 0,
             "provenance": "published",
+            "language": "en",
             "N": 0,
             "Y": 0,
             "q": None,

@@ -1,7 +1,8 @@
 """Check the Chinese catalogue against the interface: ``manage.py check_translations [--stubs]``.
 
 Exits non-zero and lists what is missing, untranslated, fuzzy, duplicated or unused, and each template with text
-outside the translation machinery. ``--stubs`` prints the missing entries as .po text to append to the catalogue.
+outside the translation machinery. ``--stubs`` prints the missing entries as .po text to append to the catalogue;
+``--deduplicate`` drops the second copy of an entry that two merged branches both added.
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -14,8 +15,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--stubs", action="store_true", help="Print the missing entries as .po stubs.")
+        parser.add_argument(
+            "--deduplicate",
+            action="store_true",
+            help="Drop later copies of an entry (after merging two branches that both added it), then check.",
+        )
 
-    def handle(self, *args, stubs=False, **options):
+    def handle(self, *args, stubs=False, deduplicate=False, **options):
+        if deduplicate:
+            self.stdout.write(f"dropped {catalogue.deduplicate()} duplicated entries")
         report = catalogue.check_catalogue()
         if stubs:
             for key in report.missing:
