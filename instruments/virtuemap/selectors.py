@@ -324,11 +324,11 @@ INSTRUMENT = SLUG
 
 
 def run_profile(*, run: Run, quantile: Quantile = "exact") -> SuiteProfile:
-    """The run's statistics from its stored trials and the current retained keys."""
+    """The run's statistics from its stored trials and the current retained keys of its edition (English ones where
+    the edition has none)."""
     virtues = tuple(virtue_list().values_list("id", flat=True))
-    return suite_profile(
-        run_items(stored_trials(run)), retained_key_map(), virtues, tuple(dilemma_id_list()), quantile=quantile
-    )
+    keys = retained_key_map(language=run.language)
+    return suite_profile(run_items(stored_trials(run)), keys, virtues, tuple(dilemma_id_list()), quantile=quantile)
 
 
 def models_with_runs() -> QuerySet[LLMModel]:

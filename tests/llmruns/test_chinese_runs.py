@@ -53,6 +53,9 @@ def test_a_chinese_run_publishes_a_zh_hans_result_beside_the_english_one(instrum
     assert (english.language, chinese.language) == ("en", "zh-hans")
     assert Result.objects.filter(model=fake_model, instrument="virtuemap").count() == 2
     assert set(chinese.summary["profile_stats"]) == {"wisdom", "justice", "truthfulness", "courage", "temperance"}
+    # No Chinese key is retained yet: every dilemma × virtue is scored with the English key, and says so.
+    assert {language for virtues in chinese.summary["key_language"].values() for language in virtues.values()} == {"en"}
+    assert len(chinese.summary["key_language"]) == 7 and "key_language" not in english.summary
     # Publishing the Chinese run again replaces the Chinese result only.
     result_publish(run=suite_run(fake_model, seed=3, language="zh-hans"))
     assert Result.objects.get(pk=english.pk).run_id == english.run_id
