@@ -12,13 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
 from instruments import registry
 from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, ProfileSection
 from llmruns.models import LLMModel, Result, Run
 from llmruns.results import result_is_stale
-from scoring.compare import Sample, column_summary, mean_interval, welch_difference
+from scoring.compare import Sample, column_summary, mean_interval, sample_differences
 
 # At most this many subjects on one comparison (the issue's limit: the overlaid pictures stay readable).
 COMPARE_MAX = 6
@@ -89,6 +90,9 @@ class Subject:
     name: str
     results: dict[str, InstrumentResult]
     model: LLMModel | None = None
+    # Every published language of each instrument (instrument slug → language → result), the one in ``results``
+    # among them: a model asked an instrument in English and in Chinese has two.
+    editions: dict[str, dict[str, InstrumentResult]] = field(default_factory=dict)
 
     @property
     def is_people(self) -> bool:
@@ -122,18 +126,20 @@ def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
     ]
     for subject in subjects:
         for result in by_model.get(subject.slug, []):
+            if result.instrument not in registry.slugs():
+                continue
+            entry = InstrumentResult(
+                instrument=result.instrument,
+                name="",
+                figures=[],
+                source=result.source,
+                result=result,
+                summary=result.summary,
+            )
+            subject.editions.setdefault(result.instrument, {})[result.language] = entry
             # One language per instrument on these pages: the first published (English unless only another exists).
-            if result.instrument in registry.slugs() and (
-                result.instrument not in subject.results or result.language == "en"
-            ):
-                subject.results[result.instrument] = InstrumentResult(
-                    instrument=result.instrument,
-                    name="",
-                    figures=[],
-                    source=result.source,
-                    result=result,
-                    summary=result.summary,
-                )
+            if result.instrument not in subject.results or result.language == "en":
+                subject.results[result.instrument] = entry
     return subjects, [slug for slug in slugs if slug not in models]
 
 
@@ -144,7 +150,7 @@ def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContex
     contexts = figure_contexts(measured)
     current = _current_dependencies(measured)
     for subject in subjects:
-        for slug, entry in subject.results.items():
+        for slug, entry in _entries(subject):
             plugin = registry.instrument(slug)
             result = entry.result
             assert result is not None
@@ -154,6 +160,64 @@ def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContex
             entry.diagnostics = result.diagnostics
             entry.report_url = plugin.report_url(subject.slug) if subject.model is not None else None
     return contexts
+
+
+def _entries(subject: Subject) -> list[tuple[str, InstrumentResult]]:
+    """Every result of a subject, the one shown per instrument and those of its other languages, each once."""
+    entries = {id(entry): (slug, entry) for slug, entry in subject.results.items()}
+    for slug, by_language in subject.editions.items():
+        entries.update({id(entry): (slug, entry) for entry in by_language.values()})
+    return list(entries.values())
+
+
+def edition_comparison(editions: Mapping[str, Sequence[Figure]]) -> dict[str, Any] | None:
+    """One model's figures on one instrument in each language it was published in (language → figures), side by
+    side: per figure of the base edition (English where there is one), each edition's cell with its interval
+    (`figure_cell`) and each other edition's difference from the base, other − base with Welch's interval over the
+    two editions' replicate runs (`figure_differences`). None for fewer than two languages.
+
+    Returns {"base", "others", "languages": [{"code", "name"}], "rows": [{"key", "label", "group", "cells",
+    "differences"}]}, cells in ``languages`` order, differences in ``others`` order (None where a side has no mean).
+    """
+    if len(editions) < 2:
+        return None
+    codes = sorted(editions, key=lambda code: (code != "en", code))
+    base, others = codes[0], codes[1:]
+    differences = {
+        code: {row["key"]: row for row in figure_differences(editions[code], editions[base])} for code in others
+    }
+    by_key = {code: {figure.key: figure for figure in editions[code]} for code in codes}
+    rows = [
+        {
+            "key": figure.key,
+            "label": figure.label,
+            "group": figure.group,
+            "cells": [figure_cell(by_key[code].get(figure.key)) for code in codes],
+            "differences": [differences[code].get(figure.key) for code in others],
+        }
+        for figure in editions[base]
+    ]
+    return {"base": base, "others": others, "languages": [_language(code) for code in codes], "rows": rows}
+
+
+def _language(code: str) -> dict[str, str]:
+    """A language's code and its name in the page's language (Django's language information)."""
+    try:
+        name = get_language_info(code)["name_translated"]
+    except KeyError:
+        name = code
+    return {"code": code, "name": str(name)}
+
+
+def subject_editions(subject: Subject) -> dict[str, dict[str, Any]]:
+    """`edition_comparison` of each instrument the subject (a model) has in more than one language, by slug; the
+    subject's figures must be filled in (`subjects_with_figures`)."""
+    found = {}
+    for slug, by_language in subject.editions.items():
+        comparison = edition_comparison({code: entry.figures for code, entry in by_language.items()})
+        if comparison is not None:
+            found[slug] = comparison
+    return found
 
 
 PERSON = "you"
@@ -253,15 +317,25 @@ def paired_differences(first: Subject, second: Subject, instrument: str) -> list
     """For two subjects, per figure both have (in the first's order): first − second with Welch's interval from
     their replicate runs (`scoring.compare.welch_difference`); no interval where either side has fewer than two
     replicates (people's median has none)."""
-    theirs = {f.key: f for f in (second.results[instrument].figures if instrument in second.results else [])}
-    rows = []
-    for figure in first.results[instrument].figures if instrument in first.results else []:
-        other = theirs.get(figure.key)
-        if other is None or figure.mean is None or other.mean is None:
-            continue
-        difference = welch_difference(Sample(figure.mean, figure.std, figure.n), Sample(other.mean, other.std, other.n))
-        rows.append({"key": figure.key, "label": figure.label, "group": figure.group, **difference.record()})
-    return rows
+    mine = first.results[instrument].figures if instrument in first.results else []
+    theirs = second.results[instrument].figures if instrument in second.results else []
+    return figure_differences(mine, theirs)
+
+
+def figure_samples(figures: Sequence[Figure]) -> dict[str, Sample]:
+    """The figures with a mean as replicate samples by key, in their order (for `scoring.compare`)."""
+    return {figure.key: Sample(figure.mean, figure.std, figure.n) for figure in figures if figure.mean is not None}
+
+
+def figure_differences(first: Sequence[Figure], second: Sequence[Figure]) -> list[dict[str, Any]]:
+    """Per figure both lists have (in the first's order): first − second with Welch's interval, as records with the
+    figure's key, label and group (`scoring.compare.sample_differences`)."""
+    differences = sample_differences(figure_samples(first), figure_samples(second))
+    return [
+        {"key": figure.key, "label": figure.label, "group": figure.group, **differences[figure.key].record()}
+        for figure in first
+        if figure.key in differences
+    ]
 
 
 def measured_subjects(instrument: str) -> list[Subject]:

@@ -1,5 +1,6 @@
-"""REST API of the cross-instrument view: a model's results on every instrument, and a comparison of up to six
-models with people's median and, for two models, their paired differences (docs/models.md).
+"""REST API of the cross-instrument view: a model's results on every instrument (and, for an instrument it was asked
+in several languages, each language's result and their differences), and a comparison of up to six models with
+people's median and, for two models, their paired differences (docs/models.md).
 
 `GET /api/v1/models/{slug}/results/` and `GET /api/v1/compare/?models=a,b`; both read `instruments.profiles`, as
 the pages do, so the API and the pages never disagree.
@@ -51,13 +52,6 @@ class InstrumentResultSerializer(serializers.Serializer):
     report_url = serializers.CharField(allow_null=True)
 
 
-@extend_schema_serializer(component_name="ModelResults")
-class ModelResultsSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    name = serializers.CharField()
-    results = InstrumentResultSerializer(many=True, help_text="One per instrument measured, in registry order.")
-
-
 @extend_schema_serializer(component_name="Difference")
 class DifferenceSerializer(serializers.Serializer):
     key = serializers.CharField()
@@ -68,6 +62,35 @@ class DifferenceSerializer(serializers.Serializer):
     high = serializers.FloatField(allow_null=True)
     df = serializers.FloatField(allow_null=True)
     distinguishable = serializers.BooleanField(allow_null=True, help_text="False when the interval covers 0.")
+
+
+@extend_schema_serializer(component_name="EditionDifference")
+class EditionDifferenceSerializer(DifferenceSerializer):
+    language = serializers.CharField(help_text='The edition compared with the base, e.g. "zh-hans".')
+    difference = serializers.FloatField(help_text="This edition's mean minus the base edition's (e.g. zh-hans − en).")
+
+
+@extend_schema_serializer(component_name="Editions")
+class EditionsSerializer(serializers.Serializer):
+    instrument = serializers.CharField()
+    base = serializers.CharField(help_text="The edition the others are compared with: en where there is one.")
+    languages = serializers.ListField(child=serializers.CharField(), help_text="Base first.")
+    results = InstrumentResultSerializer(many=True, help_text="The model's result in each language, in that order.")
+    differences = EditionDifferenceSerializer(
+        many=True, help_text="Per other language and figure: that edition minus the base, Welch 95 % interval."
+    )
+
+
+@extend_schema_serializer(component_name="ModelResults")
+class ModelResultsSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    results = InstrumentResultSerializer(
+        many=True, help_text="One per instrument measured, in registry order (English where there are several)."
+    )
+    editions = EditionsSerializer(
+        many=True, help_text="Instruments the model was published on in more than one language, compared."
+    )
 
 
 @extend_schema_serializer(component_name="Comparison")
@@ -84,7 +107,36 @@ def subject_record(subject: profiles.Subject) -> dict[str, Any]:
 
     order = {slug: index for index, slug in enumerate(registry.slugs())}
     entries = sorted(subject.results.values(), key=lambda entry: order.get(entry.instrument, len(order)))
-    return {"slug": subject.slug, "name": subject.name, "results": [entry.record() for entry in entries]}
+    return {
+        "slug": subject.slug,
+        "name": subject.name,
+        "results": [entry.record() for entry in entries],
+        "editions": edition_records(subject),
+    }
+
+
+def edition_records(subject: profiles.Subject) -> list[dict[str, Any]]:
+    """Per instrument in more than one language (`profiles.subject_editions`): each language's result and, per other
+    language and figure, its difference from the base edition."""
+    records = []
+    for slug, editions in profiles.subject_editions(subject).items():
+        codes = [language["code"] for language in editions["languages"]]
+        differences = [
+            {"language": code, **difference}
+            for code_index, code in enumerate(editions["others"])
+            for row in editions["rows"]
+            if (difference := row["differences"][code_index]) is not None
+        ]
+        records.append(
+            {
+                "instrument": slug,
+                "base": editions["base"],
+                "languages": codes,
+                "results": [subject.editions[slug][code].record() for code in codes],
+                "differences": differences,
+            }
+        )
+    return records
 
 
 class ModelResultsApi(APIView):

@@ -73,13 +73,18 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
     contexts = profiles.subjects_with_figures(subjects)
     people = profiles.people_subject(contexts)
     subject = subjects[0]
+    blocks = _instrument_blocks(subjects, people, contexts)
+    # An instrument the model was asked in several languages also shows each language's profile and their difference.
+    editions = profiles.subject_editions(subject)
+    for block in blocks:
+        block["editions"] = editions.get(block["slug"])
 
     return render(
         request,
         "profiles/model.html",
         {
             "subject": subject,
-            "blocks": _instrument_blocks(subjects, people, contexts),
+            "blocks": blocks,
             "not_measured": [p.identity.name for p in registry.instruments() if p.slug not in subject.results],
             "csv_url": reverse("model-results-csv", args=[slug]),
             "json_url": reverse("api-model-results", args=[slug]),

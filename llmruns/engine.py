@@ -45,6 +45,7 @@ from llmruns.ratelimit import RateLimiter
 from llmruns.results import result_publish
 from llmruns.selectors import run_context, stored_trials
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.i18n import supported_language
 from virtuemap_site.log_filters import redact_secrets
 
 logger = logging.getLogger(__name__)
@@ -94,15 +95,18 @@ def run_start(
     """Create a QUEUED run of ``instrument`` for ``model`` and, with ``enqueue``, hand it to a worker after commit.
 
     ``plan`` holds the instrument's plan options (the rest take their defaults); ``seed`` defaults to a random 31-bit
-    integer, stored so the run can be reproduced. Raises ApplicationError for an unknown instrument or language, a
-    plan the instrument refuses, a negative budget, a plan that needs a judge without one, or an instrument whose
-    items are not loaded.
+    integer, stored so the run can be reproduced. ``language`` may be any code of a supported language ("zh" for
+    "zh-hans", `virtuemap_site.i18n.supported_language`) and is stored canonical. Raises ApplicationError for an
+    unknown instrument, a language the instrument has no edition in (naming those it has), a plan the instrument
+    refuses, a negative budget, a plan that needs a judge without one, or an instrument whose items are not loaded.
     """
     try:
         plugin = registry.instrument(instrument)
         plan = plugin.plan(plan or {}, model=model)
     except (registry.UnknownInstrument, PlanError) as error:
         raise ApplicationError(str(error)) from None
+    # "zh" and "zh-Hans" name the edition stored as "zh-hans": one code per language in runs and results.
+    language = supported_language(language) or language
     if language not in plugin.identity.languages:
         raise ApplicationError(
             f"{plugin.slug} has no {language!r} edition; it has {', '.join(plugin.identity.languages)}"

@@ -19,12 +19,15 @@ def run_list(*, instrument: str | None = None) -> QuerySet[Run]:
     return runs.filter(instrument=instrument) if instrument is not None else runs
 
 
-def run_latest(*, model: LLMModel, instrument: str) -> Run | None:
-    """The model's run of ``instrument`` its result was published from, else its latest run with a stored trial."""
-    result = Result.objects.filter(model=model, instrument=instrument, run__isnull=False).select_related("run").first()
+def run_latest(*, model: LLMModel, instrument: str, language: str = "en") -> Run | None:
+    """The model's run of ``instrument`` in ``language`` its result was published from, else its latest run in that
+    language with a stored trial."""
+    results = Result.objects.filter(model=model, instrument=instrument, language=language, run__isnull=False)
+    result = results.select_related("run").first()
     if result is not None:
         return result.run
-    return run_list(instrument=instrument).filter(model=model, trials_done__gt=0).order_by("-pk").first()
+    runs = run_list(instrument=instrument).filter(model=model, language=language, trials_done__gt=0)
+    return runs.order_by("-pk").first()
 
 
 def result_list(*, instrument: str, language: str = "en") -> QuerySet[Result]:

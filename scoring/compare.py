@@ -2,13 +2,15 @@
 many subjects' figures says about them (the mean and range rows of a leaderboard). Pure functions, no Django.
 
 Two models' replicate runs are independent samples (replicate 3 of one model has nothing to do with replicate 3 of
-the other), so their difference is judged by Welch's two-sample t-interval, which does not assume equal spreads.
+the other), so their difference is judged by Welch's two-sample t-interval, which does not assume equal spreads. The
+same holds for one model's runs in two languages (its Chinese runs against its English ones): separate runs, separate
+prompts, so the same interval.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from scoring.stats import t_quantile
@@ -86,6 +88,17 @@ def welch_difference(first: Sample, second: Sample, confidence: float = CONFIDEN
     half_width = t_quantile(df, confidence) * math.sqrt(v1 + v2)
     low, high = estimate - half_width, estimate + half_width
     return Difference(estimate, low, high, df, not (low <= 0 <= high))
+
+
+def sample_differences(
+    first: Mapping[str, Sample], second: Mapping[str, Sample], confidence: float = CONFIDENCE
+) -> dict[str, Difference]:
+    """Per key both sides have, in ``first``'s order: first − second with Welch's interval (`welch_difference`).
+
+    Two subjects' figures by key (e.g. virtue), or one model's figures in two languages (zh-hans − en). A key on one
+    side only has no difference.
+    """
+    return {key: welch_difference(sample, second[key], confidence) for key, sample in first.items() if key in second}
 
 
 @dataclass(frozen=True)

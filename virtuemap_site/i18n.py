@@ -13,15 +13,21 @@ from django.utils import translation
 LANGUAGE_PARAMETER = "lang"
 
 
-def requested_language(request) -> str | None:
-    """The supported language code a request's ``?lang=`` names (``zh``, ``zh-Hans`` and ``zh-hans`` alike), or None."""
-    asked = request.GET.get(LANGUAGE_PARAMETER, "").strip()
+def supported_language(asked: str) -> str | None:
+    """The code of the supported language ``asked`` names (``zh``, ``zh-Hans`` and ``zh-hans`` alike give
+    ``zh-hans``, the code stored with runs, results and respondents), or None for a language the site does not have."""
+    asked = asked.strip()
     if not asked:
         return None
     try:
         return translation.get_supported_language_variant(asked.lower())
     except LookupError:
         return None
+
+
+def requested_language(request) -> str | None:
+    """The supported language code a request's ``?lang=`` names (see `supported_language`), or None."""
+    return supported_language(request.GET.get(LANGUAGE_PARAMETER, ""))
 
 
 class LanguageFromLinkMiddleware:

@@ -175,7 +175,7 @@ class VirtueMap(Instrument):
         plan = context.plan
         runs = run_items(trials)
         if runs:
-            profile = self._profile(runs)
+            profile = self._profile(runs, context.language)
             decision = _stopping_decision(profile, len(runs), plan)
             if decision.stop:
                 return Stop(str(decision.reason), stop_detail(profile, decision.reason))
@@ -235,7 +235,7 @@ class VirtueMap(Instrument):
 
     def progress(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
         runs = run_items(trials)
-        profile = self._profile(runs)
+        profile = self._profile(runs, context.language)
         record = profile.record() | {
             "attempted_runs": len(runs),
             "failure_counts": failure_counts(run_id=context.run_id),
@@ -263,7 +263,7 @@ class VirtueMap(Instrument):
     def publishable(self, context: RunContext, trials: Sequence[StoredTrial]) -> str | None:
         """Refused below the plan's minimum of valid full runs (the option's default for imported records, which
         have no plan): a profile of fewer runs than the plan asked for is not the evidence it claims to be."""
-        profile = self._profile(run_items(trials))
+        profile = self._profile(run_items(trials), context.language)
         minimum = int(context.plan.get("min_runs") or _option_default("min_runs"))
         if profile.runs < minimum:
             return (
@@ -288,8 +288,17 @@ class VirtueMap(Instrument):
         return person_profile_summary(request)
 
     def result_summary(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
-        profile = self._profile(run_items(trials))
-        return profile_summary(profile, failure_counts=failure_counts(run_id=context.run_id))
+        profile = self._profile(run_items(trials), context.language)
+        summary = profile_summary(profile, failure_counts=failure_counts(run_id=context.run_id))
+        language = edition_language(context.language)
+        if language != ENGLISH:
+            # Which edition's key scored each dilemma × virtue, as a questionnaire's stored profile says it.
+            from instruments.virtuemap.selectors import edition_keys
+
+            summary["key_language"] = {}
+            for key in edition_keys(language=language):
+                summary["key_language"].setdefault(key.dilemma, {})[key.virtue] = key.language
+        return summary
 
     def study_length(self, study: str, options: Mapping[str, Any]) -> StudyLength | None:
         """The validation study: STUDY_ITEMS_PER_RESPONDENT items (fewer when fewer orderings are open, since nobody
@@ -352,11 +361,14 @@ class VirtueMap(Instrument):
 
         return {"keys": sorted(retained_key_list().values_list("pk", flat=True))}
 
-    def _profile(self, runs: Mapping[int, RunItems]) -> SuiteProfile:
+    def _profile(self, runs: Mapping[int, RunItems], language: str = ENGLISH) -> SuiteProfile:
+        """The runs scored with the keys of their edition: per dilemma × virtue its own retained key, else the
+        English one (`selectors.edition_keys`), as a questionnaire in that language is scored."""
         from instruments.virtuemap.selectors import retained_key_map, virtue_list
 
         virtues = tuple(virtue_list().values_list("id", flat=True))
-        return suite_profile(runs, retained_key_map(), virtues, self._dilemma_ids())
+        keys = retained_key_map(language=edition_language(language))
+        return suite_profile(runs, keys, virtues, self._dilemma_ids())
 
     def _dilemma_ids(self) -> tuple[str, ...]:
         from instruments.virtuemap.selectors import dilemma_id_list

@@ -324,11 +324,11 @@ INSTRUMENT = SLUG
 
 
 def run_profile(*, run: Run, quantile: Quantile = "exact") -> SuiteProfile:
-    """The run's statistics from its stored trials and the current retained keys."""
+    """The run's statistics from its stored trials and the current retained keys of its edition (English ones where
+    the edition has none)."""
     virtues = tuple(virtue_list().values_list("id", flat=True))
-    return suite_profile(
-        run_items(stored_trials(run)), retained_key_map(), virtues, tuple(dilemma_id_list()), quantile=quantile
-    )
+    keys = retained_key_map(language=run.language)
+    return suite_profile(run_items(stored_trials(run)), keys, virtues, tuple(dilemma_id_list()), quantile=quantile)
 
 
 def models_with_runs() -> QuerySet[LLMModel]:
@@ -407,6 +407,16 @@ def run_records_export(*, runs: Iterable[Run] | None = None) -> Iterator[dict[st
 def published_profile_list() -> QuerySet[Result]:
     """Every published profile with its model, by model name. A model is published once it has a profile."""
     return result_list(instrument=INSTRUMENT)
+
+
+def published_profiles_in_other_languages() -> QuerySet[Result]:
+    """The published profiles of runs in another language than English (e.g. zh-hans), by model name, language."""
+    return (
+        Result.objects.filter(instrument=INSTRUMENT)
+        .exclude(language="en")
+        .select_related("model")
+        .order_by("model__name", "model__slug", "language")
+    )
 
 
 def published_profile_get(*, slug: str) -> Result | None:

@@ -17,12 +17,15 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from instruments.base import FigureContext
+from instruments.profiles import edition_comparison
 from instruments.virtuemap import selectors as survey_selectors
 from instruments.virtuemap import selectors as virtuemap_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
+from instruments.virtuemap.profile import figures as profile_figures
 from instruments.virtuemap.profiling import profile_score, profiling_submission_store
 from instruments.virtuemap.selectors import (
     ProfileScoringContext,
@@ -546,6 +549,7 @@ def gallery(request: HttpRequest) -> HttpResponse:
     values = {result.pk: [profile_scores(result).get(virtue.id) for virtue in virtues] for result in results}
     # One axis for every chart, so the pentagons can be compared by eye.
     axis_min = axis_minimum([value for row in values.values() for value in row])
+    editions = _gallery_editions(results, virtues)
     cards = []
     for result in results:
         summary = result.summary
@@ -569,6 +573,19 @@ def gallery(request: HttpRequest) -> HttpResponse:
                     axis_min=axis_min,
                 ),
                 "rows": [{"virtue": virtue, "stats": stats.get(virtue.id) or {}} for virtue in virtues],
+                "editions": editions.get(result.model_id),
             }
         )
     return render(request, "virtuemap/gallery.html", {"cards": cards})
+
+
+def _gallery_editions(english: list, virtues: list) -> dict[int, dict]:
+    """Model id → its profiles in English and every other language it was published in, side by side with their
+    differences (`instruments.profiles.edition_comparison`), for the models published in more than one; one query."""
+    context = FigureContext(labels={virtue.id: item_text(virtue, "name") for virtue in virtues})
+    by_model = {result.model_id: {"en": profile_figures(result.summary, context)} for result in english}
+    for result in survey_selectors.published_profiles_in_other_languages():
+        if result.model_id in by_model:
+            by_model[result.model_id][result.language] = profile_figures(result.summary, context)
+    found = {model_id: edition_comparison(figures) for model_id, figures in by_model.items()}
+    return {model_id: comparison for model_id, comparison in found.items() if comparison is not None}

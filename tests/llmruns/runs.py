@@ -8,13 +8,16 @@ from llmruns.engine import run_execute, run_start
 from llmruns.models import LLMModel, Run, Trial
 
 
-def suite_start(model: LLMModel, *, seed: int = 1, cost_budget: float | None = None, **plan: Any) -> Run:
-    """A queued VirtueMap run (a run-suite) of ``model``; ``plan`` overrides the defaults of one run."""
+def suite_start(
+    model: LLMModel, *, seed: int = 1, cost_budget: float | None = None, language: str = "en", **plan: Any
+) -> Run:
+    """A queued VirtueMap run (a run-suite) of ``model`` in ``language``; ``plan`` overrides the defaults of one run."""
     return run_start(
         instrument="virtuemap",
         model=model,
         plan={"min_runs": 1, "max_runs": 1} | plan,
         seed=seed,
+        language=language,
         cost_budget=cost_budget,
         enqueue=False,
     )

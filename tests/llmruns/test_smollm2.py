@@ -213,3 +213,33 @@ def test_the_embedded_models_results_are_flagged_as_position_driven_on_its_pages
     for page in (gallery, report):
         assert "Warning: this result may not measure the model." in page
         assert "Answers follow the order the options were shown in" in page
+
+
+def test_the_embedded_model_answers_the_chinese_prompt_and_every_answer_is_stored_and_read(
+    instrument, registered_smollm2
+):
+    # Kept short for CI: one dilemma, two runs, two attempts of few tokens. In prose (no structured output) the model
+    # answers the Chinese prompt poorly; what matters is that each answer is stored verbatim, read or counted apart.
+    from instruments.virtuemap.models import Dilemma, KeyCandidate
+
+    KeyCandidate.objects.exclude(dilemma_id="D1").delete()
+    Dilemma.objects.exclude(pk="D1").delete()
+    model = registered_smollm2
+    model.json_output = False
+    model.max_tokens = 48
+    model.save()
+
+    run = run_execute(run_id=suite_start(model, language="zh", min_runs=2, max_runs=2, max_attempts=2, seed=5).pk)
+
+    assert run.status == Run.Status.FINISHED and run.language == "zh-hans"
+    trials = list(Trial.objects.filter(run=run))
+    assert len(trials) == 2 and all(trial.status == Trial.Status.DONE for trial in trials)
+    assert all(trial.messages[0]["content"].startswith("你正在参加一项关于伦理决策的调查") for trial in trials)
+    attempts = Attempt.objects.filter(trial__run=run)
+    assert all(isinstance(text, str) for text in attempts.values_list("raw_text", flat=True))
+    statuses = list(attempts.values_list("status", flat=True))
+    assert set(statuses) <= {status.value for status in AnswerStatus} - {"provider_error"}
+    summary = run.progress
+    unusable = sum(1 for status in statuses if status != AnswerStatus.VALID)
+    assert sum(summary["failure_counts"].values()) == unusable  # unusable answers counted apart, by status
+    assert summary["runs"] + summary["invalid_count"] == 2  # each run: its one dilemma read, or not

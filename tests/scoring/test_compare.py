@@ -1,5 +1,5 @@
-"""scoring.compare: the difference of two models' replicate means with Welch's interval, against a case computed by
-hand, and the leaderboard's mean and range rows."""
+"""scoring.compare: the difference of two models' (or two languages') replicate means with Welch's interval, against a
+case computed by hand, and the leaderboard's mean and range rows."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from scoring.compare import (
     Sample,
     column_summary,
     mean_interval,
+    sample_differences,
     std_from_interval,
     welch_difference,
 )
@@ -69,3 +70,24 @@ def test_a_column_summary_is_the_mean_and_range_of_the_values_present():
 
     assert (summary.mean, summary.low, summary.high, summary.n) == (80.0, 70.0, 90.0, 3)
     assert column_summary([None]).mean is None
+
+
+def test_sample_differences_pair_the_keys_both_sides_have_in_the_first_sides_order():
+    # One model's Chinese runs (the A figures on courage) against its English ones (B), as the hand case above.
+    chinese = {
+        "courage": Sample(60.0, math.sqrt(10), 5),
+        "wisdom": Sample(50.0, 1.0, 5),
+        "consistency": Sample(70, None, 0),
+    }
+    english = {"wisdom": Sample(50.0, 1.0, 4), "courage": Sample(55.0, math.sqrt(6), 4)}
+
+    differences = sample_differences(chinese, english)
+
+    assert list(differences) == ["courage", "wisdom"]
+    assert differences["courage"] == welch_difference(chinese["courage"], english["courage"])
+    assert differences["courage"].low == pytest.approx(0.576193, abs=1e-6)
+    assert differences["wisdom"].estimate == 0.0 and differences["wisdom"].distinguishable is False
+
+
+def test_sample_differences_of_sides_without_a_common_key_are_empty():
+    assert sample_differences({"courage": Sample(1.0, 1.0, 3)}, {"wisdom": Sample(1.0, 1.0, 3)}) == {}

@@ -21,5 +21,6 @@ class Command(BaseCommand):
             raise CommandError(error.message) from None
         runs = result.summary.get("runs")
         detail = f": {runs} valid full runs" if runs is not None else ""
-        self.stdout.write(self.style.SUCCESS(f"Published {result.model} ({result.instrument}){detail}."))
+        language = f", {result.language}" if result.language != "en" else ""
+        self.stdout.write(self.style.SUCCESS(f"Published {result.model} ({result.instrument}{language}){detail}."))
         diagnostics_write(self, result.diagnostics)

@@ -29,6 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--ci-threshold", type=float, default=5.0)
         parser.add_argument("--consistency-threshold", type=float, default=95.0)
         parser.add_argument("--seed", type=int, default=None, help="Default: random (and stored).")
+        parser.add_argument("--language", default="en", help="Edition to ask: en or zh-hans (zh; default en).")
         parser.add_argument("--cost-budget", type=float, default=None, help="US$; reaching it pauses the suite.")
         parser.add_argument("--async", dest="run_async", action="store_true", help="Enqueue for a Celery worker.")
 
@@ -44,6 +45,7 @@ class Command(BaseCommand):
                 model=model,
                 plan=plan,
                 seed=options["seed"],
+                language=options["language"],
                 cost_budget=options["cost_budget"],
                 enqueue=options["run_async"],
             )
@@ -52,11 +54,14 @@ class Command(BaseCommand):
         if options["run_async"]:
             self.stdout.write(f"Suite {run.pk} queued for {model} (seed {run.seed}).")
             return
-        self.stdout.write(f"Suite {run.pk} of {model}, seed {run.seed}, {plan['min_runs']}–{plan['max_runs']} runs.")
+        self.stdout.write(
+            f"Suite {run.pk} of {model} in {run.language}, seed {run.seed}, {plan['min_runs']}–{plan['max_runs']} runs."
+        )
         run = run_in_foreground(run, stream=self.stderr._out, unit="item", postfix=_postfix)
         self.stdout.write(run_line(run))
         diagnostics_write(self, run_diagnostics(run=run))
-        record = {"name": run.model.name, "slug": run.model.slug, **run_profile(run=run).record()}
+        record = {"name": run.model.name, "slug": run.model.slug, "language": run.language}
+        record |= run_profile(run=run).record()
         record["failure_counts"] = (run.progress or {}).get("failure_counts", {})
         self.stdout.write(json.dumps(record, indent=1))
 
