@@ -12,8 +12,7 @@ from virtuemap_site import catalogue
 
 # Templates whose text is not yet marked for translation. Issue 17 empties this set; a template leaves it when it is
 # converted (the second test fails for a template listed here that has nothing left to convert).
-PENDING = {
-}
+PENDING = {}
 
 
 def _entry(message):
