@@ -26,7 +26,11 @@ def navigation_links(path: str) -> list[NavigationLink]:
         (_("Take part"), reverse("study-landing"), True),
         (_("Profile yourself"), reverse("profile-start"), False),
         (_("Models"), reverse("model-gallery"), False),
-        *((plugin.identity.name, plugin.page_url, False) for plugin in registry.instruments() if plugin.page_url),
+        *(
+            (plugin.identity.display_name, plugin.page_url, False)
+            for plugin in registry.instruments()
+            if plugin.page_url
+        ),
     ]
     return [
         NavigationLink(label=label, url=url, current=path.startswith(url), invitation=invitation)

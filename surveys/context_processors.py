@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import DatabaseError
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
+from django.utils.translation import gettext
 
 from instruments import registry
 from surveys.models import Respondent
@@ -26,7 +27,7 @@ def _current_references(request: HttpRequest) -> list[dict[str, str]]:
         return []
     studies = registry.studies()
     return [
-        {"study": studies[study].name if study in studies else study, "reference": reference}
+        {"study": gettext(studies[study].name) if study in studies else study, "reference": reference}
         for study, reference in held
         if (study, hashes[reference]) in existing
     ]
