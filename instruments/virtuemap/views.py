@@ -16,7 +16,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from instruments.virtuemap import selectors as survey_selectors
-from instruments.virtuemap import selectors as virtuemap_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
@@ -24,6 +23,7 @@ from instruments.virtuemap.profiling import profile_score, profiling_submission_
 from instruments.virtuemap.selectors import (
     ProfileScoringContext,
     dilemma_list_with_options,
+    instrument_content,
     profile_scores,
     profile_scoring_context,
     profiling_reference_scores,
@@ -36,6 +36,7 @@ from instruments.virtuemap.selectors import (
 from llmruns.results import result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
+from surveys.context_processors import respondent_read
 from surveys.models import Respondent
 from surveys.references import browser_reference, results_token, results_token_read
 from surveys.selectors import consent_text_current, respondent_by_id, study_information
@@ -226,7 +227,9 @@ def _profiling_respondent(request: HttpRequest) -> Respondent | None:
     respondent_id = request.session.get(PROFILING_SESSION_KEY)
     if not respondent_id:
         return None
-    return respondent_by_id(respondent_id=respondent_id, study=PROFILING)
+    respondent = respondent_by_id(respondent_id=respondent_id, study=PROFILING)
+    respondent_read(request, respondent)
+    return respondent
 
 
 @require_http_methods(["GET", "POST"])
@@ -237,7 +240,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
     The consent is the validation study's flow with the profiling study's text: a versioned text, an explicit
     box, `respondent_consent`; starting without consent stores nothing.
     """
-    dilemmas = list(dilemma_list_with_options().order_by("position"))
+    dilemmas = list(instrument_content().dilemmas)
     answers = ProfileAnswers.load(request, [dilemma.id for dilemma in dilemmas])
     respondent = _profiling_respondent(request)
     text = consent_text_current(study=PROFILING)
@@ -296,7 +299,7 @@ def profile_resume(request: HttpRequest) -> HttpResponse:
     respondent = _profiling_respondent(request)
     if respondent is None:
         return redirect("profile-start")
-    ids = list(dilemma_list_with_options().order_by("position").values_list("id", flat=True))
+    ids = [dilemma.id for dilemma in instrument_content().dilemmas]
     answers = ProfileAnswers.load(request, ids)
     stored = getattr(respondent, "profiling_submission", None)
     if not answers.rankings and stored is not None:
@@ -309,7 +312,7 @@ def profile_resume(request: HttpRequest) -> HttpResponse:
 
 @submit_rate_limited
 def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
-    dilemmas = list(dilemma_list_with_options().order_by("position"))
+    dilemmas = list(instrument_content().dilemmas)
     ids = [dilemma.id for dilemma in dilemmas]
     if dilemma_id not in ids:
         raise Http404("No such dilemma.")
@@ -448,18 +451,18 @@ def _results_page(
     status: int = 200,
 ) -> HttpResponse:
     result = profile_score(rankings=answers.for_scoring(), context=context)
-    virtues = list(virtue_list())
+    content = instrument_content()
+    virtues = list(content.virtues)
     if not virtues:
         # Nothing loaded yet: the start page says so, where a chart with no axes has nothing to draw.
         return redirect("profile-start")
-    dilemmas = {dilemma.id: dilemma for dilemma in dilemma_list_with_options()}
+    dilemmas = {dilemma.id: dilemma for dilemma in content.dilemmas}
     person = [result.scores[virtue.id] for virtue in virtues]
     names = [virtue.name for virtue in virtues]
     best = result.nearest_models[0] if result.nearest_models else None
     best_scores = None
     if best is not None:
-        profile = virtuemap_selectors.published_profile_get(slug=best.slug)
-        scores = virtuemap_selectors.profile_scores(profile) if profile else None
+        _, scores = published_profile_scores().get(best.slug, (None, None))
         best_scores = [scores.get(virtue.id) for virtue in virtues] if scores else None
     charts = {"person": radar_chart(axis_labels=names, series=[RadarSeries("Your profile", person)])}
     if best_scores is not None:
