@@ -1,4 +1,5 @@
-"""Every page and API call of a respondent's journeys costs at most five queries (issue 18).
+"""Every page and API call of a respondent's journeys costs at most five queries (issue 18), apart from the two
+consent submissions, which Django's database session makes cost nine (docs/performance.md says what is left).
 
 Measured in a warm process: the instrument's text, the keys and the model profiles are already in memory
 (`CachedSnapshot`), as they are after a process's first request. Transaction control (BEGIN and COMMIT in production,
