@@ -17,6 +17,7 @@ from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import instrument_content, items_total, study_is_open
 from instruments.virtuemap.validation import (
+    CHOOSE_A_BUTTON,
     CONFIRM,
     CORRECT,
     ItemAnswer,
@@ -149,16 +150,19 @@ def _answer_sent(request: HttpRequest, form: RankingForm, *, respondent_id: str)
     The services write nothing for an item that is not the respondent's pending one (a stale tab or the back
     button: the answer belongs to an item already answered), and the page that follows shows the pending one."""
     assignment_id = _posted_assignment(request)
-    if request.POST.get("action") == CHECK:
-        if not form.is_valid():
+    if request.POST.get("action") in (CONFIRM, CORRECT):
+        answer = _item_answer(request, form)
+        if answer is None:
             return False
-        ordering = list(form.cleaned_data["ranking"])
-        attention_check_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, ordering=ordering)
+        validation_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, answer=answer)
         return True
-    answer = _item_answer(request, form)
-    if answer is None:
+    # The attention check's page has one button, and a client may send none.
+    if not form.is_valid():
         return False
-    validation_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, answer=answer)
+    ordering = list(form.cleaned_data["ranking"])
+    if attention_check_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, ordering=ordering) is None:
+        # Not the pending check: a stale tab (the page that follows shows the pending item), or a validation item.
+        raise ApplicationError(CHOOSE_A_BUTTON)
     return True
 
 
@@ -203,9 +207,6 @@ def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") 
             and f"To show that you are reading carefully, please place response {assignment.check_letter} first.",
         },
     )
-
-
-CHECK = "check"
 
 
 def _posted_assignment(request: HttpRequest) -> int:
