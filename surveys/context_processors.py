@@ -12,16 +12,33 @@ from surveys.models import Respondent
 from surveys.references import browser_references, reference_hash
 
 
+def respondent_read(request: HttpRequest, respondent: Respondent | None) -> None:
+    """Tell the footer that ``respondent`` exists: the view has just read it, so its reference needs no query."""
+    if respondent is not None and respondent.reference_hash:
+        request.respondents_read = {
+            *getattr(request, "respondents_read", ()),
+            (respondent.study, respondent.reference_hash),
+        }
+
+
+def respondent_gone(request: HttpRequest) -> None:
+    """Forget what `respondent_read` vouched for (a view withdrew the respondent)."""
+    request.respondents_read = set()
+
+
 def _current_references(request: HttpRequest) -> list[dict[str, str]]:
     held = browser_references(request)
     if not held:
         return []
     hashes = {reference: reference_hash(reference) for _, reference in held}
+    existing = set(getattr(request, "respondents_read", ()))
+    unknown = [hashes[reference] for study, reference in held if (study, hashes[reference]) not in existing]
     try:
-        # A reference withdrawn from another browser no longer shows here.
-        existing = set(
-            Respondent.objects.filter(reference_hash__in=hashes.values()).values_list("study", "reference_hash")
-        )
+        if unknown:
+            # A reference withdrawn from another browser no longer shows here.
+            existing |= set(
+                Respondent.objects.filter(reference_hash__in=unknown).values_list("study", "reference_hash")
+            )
     except DatabaseError:
         # A page about the database being down must still render.
         return []

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.http import HttpRequest
 
+from surveys.context_processors import respondent_gone
 from surveys.forms import ConsentForm
 from surveys.models import ConsentText, Respondent
 from surveys.references import browser_reference, forget_reference, remember_reference
@@ -67,6 +68,7 @@ def withdraw_in_browser(request: HttpRequest, respondent: Respondent | None, *, 
     """Withdraw ``respondent`` (None: nothing stored) and make this browser forget them: the session's respondent
     and the reference in the footer. Returns what was deleted."""
     withdrawal = respondent_withdraw(respondent=respondent) if respondent is not None else None
+    respondent_gone(request)
     request.session.pop(respondent_session_key(study), None)
     forget_reference(request, reference=browser_reference(request, study))
     return withdrawal

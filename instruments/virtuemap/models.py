@@ -170,6 +170,13 @@ class KeyCandidate(models.Model):
         edition = "" if self.language == "en" else f" ({self.language})"
         return f"{self.dilemma_id}×{self.virtue_id}{edition} round {self.round}: {self.ordering}"
 
+    @classmethod
+    def from_db(cls, db, field_names, values, **kwargs):
+        candidate = super().from_db(db, field_names, values, **kwargs)
+        # What the row said when read: whether a save takes a key out of use (`instruments.virtuemap.apps`).
+        candidate.status_loaded = candidate.__dict__.get("status")
+        return candidate
+
     @property
     def ordering_letters(self) -> tuple[str, ...]:
         return tuple(self.ordering)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from instruments.virtuemap.models import (
@@ -215,19 +215,25 @@ def profiling_submission_store(
             ) from None
     if any(not rankings.get(dilemma) for dilemma in kept_unmoved):
         raise ApplicationError(_("A dilemma kept unmoved must have a ranking."), {"field": "kept_unmoved"})
-    earlier = ProfilingSubmission.objects.filter(respondent=respondent).values_list("start_orders", flat=True).first()
+    fields = {
+        "kept_unmoved": kept_unmoved,
+        "rankings": {dilemma: (ranking or None) for dilemma, ranking in rankings.items()},
+        "scores": result.scores,
+        "keys_used": [key.id for key in result.keys],
+        "language": language,
+        "key_language": result.key_language,
+    }
+    # One locked read of the earlier answers, then one write (update_or_create would read them twice).
+    submission = ProfilingSubmission.objects.select_for_update().filter(respondent=respondent).first()
+    if submission is None:
+        try:
+            with transaction.atomic():
+                return ProfilingSubmission.objects.create(respondent=respondent, start_orders=start_orders, **fields)
+        except IntegrityError:  # the same browser's other request created them meanwhile
+            submission = ProfilingSubmission.objects.select_for_update().get(respondent=respondent)
     # A start order once recorded stands: a browser that resumed with the participant reference never saw it.
-    start_orders = {**{d: o for d, o in (earlier or {}).items() if d in rankings}, **start_orders}
-    submission, _created = ProfilingSubmission.objects.update_or_create(
-        respondent=respondent,
-        defaults={
-            "start_orders": start_orders,
-            "kept_unmoved": kept_unmoved,
-            "rankings": {dilemma: (ranking or None) for dilemma, ranking in rankings.items()},
-            "scores": result.scores,
-            "keys_used": [key.id for key in result.keys],
-            "language": language,
-            "key_language": result.key_language,
-        },
-    )
+    earlier = {d: o for d, o in (submission.start_orders or {}).items() if d in rankings}
+    for name, value in {**fields, "start_orders": {**earlier, **start_orders}}.items():
+        setattr(submission, name, value)
+    submission.save(update_fields=[*fields, "start_orders", "updated_at"])
     return submission

@@ -11,7 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import translation
 
 from instruments.virtuemap.answers import SLUG, run_items
@@ -96,6 +97,45 @@ class ProfileScoringContext:
         for key in self.keys:
             keys.setdefault(key.dilemma, {})[key.virtue] = tuple(key.ordering)
         return keys
+
+
+@dataclass(frozen=True, eq=False)
+class InstrumentContent:
+    """The instrument's text as respondents' pages show it: the dilemmas in instrument order, each with its options
+    prefetched (A–E), and the virtues in instrument order. Shared by every request of a process: read only."""
+
+    dilemmas: tuple[Dilemma, ...]
+    virtues: tuple[Virtue, ...]
+
+    def dilemma(self, dilemma_id: str) -> Dilemma | None:
+        return next((dilemma for dilemma in self.dilemmas if dilemma.id == dilemma_id), None)
+
+    def option_texts(self, dilemma_id: str) -> dict[str, str]:
+        """Letter → text of a dilemma's options in the active language's edition ({} for an unknown dilemma)."""
+        from instruments.virtuemap.editions import item_text
+
+        dilemma = self.dilemma(dilemma_id)
+        return {option.letter: item_text(option, "text") for option in dilemma.options.all()} if dilemma else {}
+
+
+INSTRUMENT_CONTENT = CachedSnapshot("virtuemap:content")
+
+
+def instrument_content() -> InstrumentContent:
+    """The dilemmas with their options and the virtues, kept in memory (a `CachedSnapshot`, no query once warm):
+    every item and dilemma page shows them, and they change only when the instrument is loaded or edited, which
+    forgets them (`instruments.virtuemap.apps`)."""
+    return INSTRUMENT_CONTENT.get(_instrument_content_load)
+
+
+def instrument_content_forget() -> None:
+    INSTRUMENT_CONTENT.forget()
+
+
+def _instrument_content_load() -> InstrumentContent:
+    return InstrumentContent(
+        dilemmas=tuple(dilemma_list_with_options().order_by("position")), virtues=tuple(virtue_list())
+    )
 
 
 def virtue_list() -> QuerySet[Virtue]:
@@ -211,12 +251,29 @@ def _profile_scoring_context_load(language: str = ENGLISH) -> ProfileScoringCont
 def open_candidates_with_load(*, now: datetime, language: str = ENGLISH) -> list[KeyCandidate]:
     """Open candidates of one edition, each annotated with `in_flight`: unanswered assignments that have not
     expired."""
-    in_flight = Count(
-        "assignments",
-        filter=Q(assignments__answered_at__isnull=True, assignments__expires_at__gt=now),
-    )
     candidates = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN, language=language)
-    return list(candidates.annotate(in_flight=in_flight))
+    return list(candidates.annotate(in_flight=_in_flight(now)))
+
+
+def open_candidates_for(*, respondent: Respondent, now: datetime) -> list[KeyCandidate]:
+    """The open candidates of the respondent's edition (the language they consented in: they read its texts, so only
+    its keys are theirs to judge) for the dilemma×virtue pairs they have not had, in one query, with their dilemma
+    and virtue, `in_flight` (as `open_candidates_with_load`) and `dilemma_seen`: how many validation items of that
+    dilemma the respondent has had."""
+    had = Assignment.objects.filter(respondent=respondent, kind=Assignment.Kind.VALIDATION)
+    seen = (
+        had.filter(dilemma=OuterRef("dilemma")).order_by().values("dilemma").annotate(count=Count("pk")).values("count")
+    )
+    return list(
+        KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN, language=key_edition(respondent.language))
+        .exclude(Exists(had.filter(dilemma=OuterRef("dilemma"), virtue=OuterRef("virtue"))))
+        .select_related("dilemma", "virtue")
+        .annotate(in_flight=_in_flight(now), dilemma_seen=Coalesce(Subquery(seen), 0))
+    )
+
+
+def _in_flight(now: datetime) -> Count:
+    return Count("assignments", filter=Q(assignments__answered_at__isnull=True, assignments__expires_at__gt=now))
 
 
 def key_counts_from_responses(*, candidate_ids: list[int] | None = None) -> dict[int, tuple[int, int]]:
@@ -281,11 +338,15 @@ def key_candidate_rank_table(*, candidate: KeyCandidate) -> dict[str, list[int]]
     return table
 
 
+def items_total() -> int:
+    """The items a respondent of the validation study answers: validation items plus attention checks."""
+    return settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS
+
+
 def respondent_progress(*, respondent: Respondent) -> dict[str, int]:
     """answered and total items (validation items plus attention checks) for the progress bar."""
-    total = settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS
     answered = respondent.assignments.filter(answered_at__isnull=False).count()
-    return {"answered": answered, "total": total}
+    return {"answered": answered, "total": items_total()}
 
 
 def assignment_for_display(*, assignment_id: int) -> Assignment:

@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.models import Assignment
 from instruments.virtuemap.plugin import VALIDATION
-from instruments.virtuemap.selectors import assignment_for_display, respondent_progress
+from instruments.virtuemap.selectors import instrument_content, items_total, respondent_progress
 from instruments.virtuemap.validation import (
     attention_check_submit,
     validation_next_assignment,
@@ -246,7 +246,7 @@ def item_payload(assignment: Assignment, progress: dict[str, int]) -> dict:
             "id": dilemma.id,
             "title": item_text(dilemma, "title"),
             "scenario": item_text(dilemma, "scenario"),
-            "options": {option.letter: item_text(option, "text") for option in dilemma.options.all()},
+            "options": instrument_content().option_texts(dilemma.id),
         },
         "ordering": list(assignment.displayed_order),
         "progress": {**progress, "position": assignment.position},
@@ -297,8 +297,8 @@ class NextItemApi(RespondentApiView):
         assignment = validation_next_assignment(respondent=request.auth)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        assignment = assignment_for_display(assignment_id=assignment.pk)
-        return Response(item_payload(assignment, respondent_progress(respondent=request.auth)))
+        progress = {"answered": assignment.answered_before, "total": items_total()}
+        return Response(item_payload(assignment, progress))
 
 
 class ResponseCreateApi(RespondentApiView):
@@ -355,6 +355,7 @@ class ResponseCreateApi(RespondentApiView):
                 "submitted_at": check.answered_at,
             }
             created = True
+            answered = respondent_progress(respondent=request.auth)["answered"]
         else:
             outcome = validation_response_submit(
                 respondent=request.auth,
@@ -371,7 +372,8 @@ class ResponseCreateApi(RespondentApiView):
                 "submitted_at": response.submitted_at,
             }
             created = outcome.created
-        body["progress"] = respondent_progress(respondent=request.auth)
+            answered = outcome.answered
+        body["progress"] = {"answered": answered, "total": items_total()}
         return Response(
             self.OutputSerializer(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )

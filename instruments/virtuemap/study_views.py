@@ -10,23 +10,25 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from instruments import registry
 from instruments.virtuemap.answers import SLUG
-from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
-from instruments.virtuemap.models import Assignment, ValidationResponse
 from instruments.virtuemap.plugin import VALIDATION
-from instruments.virtuemap.selectors import assignment_for_display, respondent_progress, study_is_open
+from instruments.virtuemap.selectors import instrument_content, items_total, study_is_open
 from instruments.virtuemap.validation import (
-    attention_check_submit,
+    CHOOSE_A_BUTTON,
+    CONFIRM,
+    CORRECT,
+    ItemAnswer,
+    attention_check_item_answer,
     edition_of_arrival,
+    validation_item_answer,
     validation_next_assignment,
-    validation_response_submit,
 )
 from surveys import forms
+from surveys.context_processors import respondent_read
 from surveys.models import Respondent
 from surveys.selectors import consent_text_current, respondent_by_id, study_information
 from surveys.services import (
@@ -48,7 +50,9 @@ PANEL_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
 
 def _session_respondent(request: HttpRequest) -> Respondent | None:
     respondent_id = request.session.get(SESSION_KEY)
-    return respondent_by_id(respondent_id=respondent_id, study=VALIDATION) if respondent_id else None
+    respondent = respondent_by_id(respondent_id=respondent_id, study=VALIDATION) if respondent_id else None
+    respondent_read(request, respondent)
+    return respondent
 
 
 def _panel_query(request: HttpRequest) -> str:
@@ -128,60 +132,75 @@ def study_demographics(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @submit_rate_limited
 def study_item(request: HttpRequest) -> HttpResponse:
+    respondent_id = request.session.get(SESSION_KEY)
+    if respondent_id is None:
+        return _no_respondent(request)
+    if request.method == "GET":
+        return _item_page(request)
+    # An answer is stored without reading anything first: the service locks and checks what it needs.
+    form = RankingForm(request.POST, prefix="item")
+    try:
+        sent = _answer_sent(request, form, respondent_id=respondent_id)
+    except ApplicationError as error:
+        return _item_page(request, refused=True, error=error.message)
+    return redirect("study-item") if sent else _item_page(request, refused=True)
+
+
+def _answer_sent(request: HttpRequest, form: RankingForm, *, respondent_id: str) -> bool:
+    """Send the page's answer to its service; False when its positions are invalid (the errors are on ``form``).
+
+    The services write nothing for an item that is not the respondent's pending one (a stale tab or the back
+    button: the answer belongs to an item already answered), and the page that follows shows the pending one."""
+    assignment_id = _posted_assignment(request)
+    if request.POST.get("action") in (CONFIRM, CORRECT):
+        answer = _item_answer(request, form)
+        if answer is None:
+            return False
+        validation_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, answer=answer)
+        return True
+    # The attention check's page has one button, and a client may send none.
+    if not form.is_valid():
+        return False
+    ordering = list(form.cleaned_data["ranking"])
+    if attention_check_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, ordering=ordering) is None:
+        # Not the pending check: a stale tab (the page that follows shows the pending item), or a validation item.
+        raise ApplicationError(str(CHOOSE_A_BUTTON))
+    return True
+
+
+def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") -> HttpResponse:
+    """The respondent's current item (served now if need be); ``refused``: with the errors of the answer sent."""
     respondent = _session_respondent(request)
     if respondent is None:
         return _no_respondent(request)
-    assignment = validation_next_assignment(respondent=respondent)
+    try:
+        assignment = validation_next_assignment(respondent=respondent)
+    except Respondent.DoesNotExist:
+        return _no_respondent(request)
     if assignment is None:
-        respondent.refresh_from_db()
         if respondent.is_complete:
             return redirect("study-thanks")
         return render(request, "virtuemap/study/complete.html", {"respondent": respondent, "reason": "no_open"})
-    assignment = assignment_for_display(assignment_id=assignment.pk)
-    options = {option.letter: item_text(option, "text") for option in assignment.dilemma.options.all()}
     form = RankingForm(
         request.POST or None,
         initial_ranking=list(assignment.displayed_order),
-        option_texts=options,
+        option_texts=instrument_content().option_texts(assignment.dilemma_id),
         prefix="item",
     )
     if request.method == "POST":
         if str(assignment.pk) != request.POST.get("assignment"):
             # A stale tab or the back button: the answer belongs to an item already answered.
             return redirect("study-item")
-        if assignment.kind == Assignment.Kind.ATTENTION_CHECK:
-            if form.is_valid():
-                try:
-                    attention_check_submit(
-                        respondent=respondent, assignment_id=assignment.pk, ordering=list(form.cleaned_data["ranking"])
-                    )
-                except ApplicationError as error:
-                    form.add_error(None, error.message)
-                else:
-                    return redirect("study-item")
-        else:
-            verdict = _validation_verdict(request, form, proposed=assignment.displayed_order)
-            if verdict is not None:
-                confirmed, ordering = verdict
-                try:
-                    validation_response_submit(
-                        respondent=respondent,
-                        candidate_id=assignment.candidate_id,
-                        confirmed=confirmed,
-                        ordering=ordering,
-                        time_on_item_ms=_elapsed_ms(request),
-                        presentation=ValidationResponse.Presentation.IN_PLACE,
-                    )
-                except ApplicationError as error:
-                    form.add_error(None, error.message)
-                else:
-                    return redirect("study-item")
-    progress = respondent_progress(respondent=respondent)
+        if refused:
+            form.is_valid()
+            if error:
+                form.add_error(None, error)
+    progress = {"answered": assignment.answered_before, "total": items_total()}
     return render(
         request,
         "virtuemap/study/item.html",
         {
-            "respondent": respondent,
+            "respondent": assignment.respondent,
             "assignment": assignment,
             "form": form,
             "progress": progress,
@@ -193,44 +212,25 @@ def study_item(request: HttpRequest) -> HttpResponse:
     )
 
 
-CONFIRM, CORRECT = "confirm", "correct"
-MOVED_BUT_CONFIRMED = gettext_lazy(
-    "You have moved responses, so this is no longer the proposed order. Press “Submit my correction” to send "
-    "your order, or put the responses back in the proposed order to confirm it."
-)
-NOT_MOVED_BUT_CORRECTED = gettext_lazy(
-    "This is still the proposed order: nothing has been moved. Press “Confirm” if you agree with it, or move "
-    "responses to correct it."
-)
+def _posted_assignment(request: HttpRequest) -> int:
+    value = request.POST.get("assignment", "")
+    return int(value) if value.isdigit() and len(value) <= 18 else 0
 
 
-def _validation_verdict(request: HttpRequest, form: RankingForm, *, proposed: str) -> tuple[bool, list | None] | None:
-    """(confirmed, ordering) for the pressed button, or None with an error on the form.
+def _item_answer(request: HttpRequest, form: RankingForm) -> ItemAnswer | None:
+    """The answer the item page sent, or None when its list of positions is invalid (the errors are on ``form``).
 
-    The list on the page starts as the proposed order. "Confirm" sends it unchanged (a client that sends no positions
-    confirms too); "Submit my correction" sends a changed order. A button that does not match the list — possible
-    without JavaScript, where both are always enabled — is refused with a message rather than read one way or the
-    other, so no answer is recorded that the person did not choose.
+    A confirmation may come without positions (a client that sends none confirms the proposed order); a correction,
+    or a confirmation that sent them, needs a valid ranking, which the service compares with the proposed order.
     """
-    action = request.POST.get("action")
-    if action not in (CONFIRM, CORRECT):
-        form.add_error(None, _("Please choose “Confirm” or “Submit my correction”."))
-        return None
+    action = request.POST.get("action", "")
     sent_positions = any(name.startswith(f"{form.prefix}-position_") for name in request.POST)
-    if action == CONFIRM and not sent_positions:
-        return True, None
-    if not form.is_valid():
-        return None
-    ordering = "".join(form.cleaned_data["ranking"])
-    if action == CONFIRM:
-        if ordering != proposed:
-            form.add_error(None, MOVED_BUT_CONFIRMED)
+    ordering = None
+    if action == CORRECT or (action == CONFIRM and sent_positions):
+        if not form.is_valid():
             return None
-        return True, None
-    if ordering == proposed:
-        form.add_error(None, NOT_MOVED_BUT_CORRECTED)
-        return None
-    return False, list(ordering)
+        ordering = "".join(form.cleaned_data["ranking"])
+    return ItemAnswer(action=action, ordering=ordering, time_on_item_ms=_elapsed_ms(request))
 
 
 def _elapsed_ms(request: HttpRequest) -> int | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -14,8 +13,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models, transaction
+from django.db.models import F, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from instruments.virtuemap import integrity, selectors
 from instruments.virtuemap.keys import (
@@ -27,7 +29,6 @@ from instruments.virtuemap.keys import (
 )
 from instruments.virtuemap.models import (
     Assignment,
-    Dilemma,
     KeyCandidate,
     KeyDecision,
     ValidationResponse,
@@ -46,10 +47,12 @@ from virtuemap_site.errors import ApplicationError
 @dataclass(frozen=True)
 class SubmitOutcome:
     """A stored response; `created` is False when the same respondent had already answered the candidate
-    (the stored response is returned and nothing is counted twice)."""
+    (the stored response is returned and nothing is counted twice). `answered`: the respondent's items answered."""
 
     response: ValidationResponse
     created: bool
+    # How many items the respondent has answered now (their progress).
+    answered: int = 0
 
 
 def proposed_orderings(*, path: Path = INSTRUMENT_FIXTURE) -> dict[tuple[str, str], str]:
@@ -150,7 +153,6 @@ def attention_check_positions(*, items: int, checks: int) -> set[int]:
     return {round(k * total / (checks + 1)) + 1 for k in range(1, checks + 1)} if checks else set()
 
 
-@transaction.atomic
 def validation_next_assignment(*, respondent: Respondent, rng: random.Random | None = None) -> Assignment | None:
     """Return the item this respondent should answer now, serving a new one if needed; None when done.
 
@@ -160,15 +162,48 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
     assignments, among dilemma×virtue pairs this respondent has not had,
     preferring dilemmas they have seen least, ties at random. When the respondent has answered every item,
     or nothing is left to serve them, they are marked complete and None is returned.
+
+    The assignment comes with its dilemma, virtue, candidate and (locked, fresh) respondent, and `answered_before`:
+    how many items the respondent had answered. ``respondent.completed_at`` is brought up to date. Raises
+    Respondent.DoesNotExist for a respondent who has withdrawn. Costs three queries at most (four when an
+    expired assignment is served again): the locked respondent with its counts, the pending item or the open
+    candidates, and the new assignment.
     """
-    rng = rng or random.Random()
-    respondent = Respondent.objects.select_for_update().get(pk=respondent.pk)
+    with transaction.atomic():
+        locked = _respondent_locked(respondent_pk=respondent.pk)
+        assignment = _next_assignment(locked, rng=rng or random.Random())
+    respondent.completed_at = locked.completed_at
+    if assignment is not None:
+        assignment.answered_before = locked.answered
+    return assignment
+
+
+def _respondent_locked(*, respondent_pk: Any) -> Respondent:
+    """The respondent, locked (which serialises serving and answering their items), with `assigned` and `answered`
+    (their assignments, and those answered) and `pending_id` (their unanswered one, or None) in the same query."""
+    assignments = Assignment.objects.filter(respondent=OuterRef("pk")).order_by().values("respondent")
+    count = assignments.annotate(count=models.Count("pk")).values("count")
+    pending = Assignment.objects.filter(respondent=OuterRef("pk"), answered_at__isnull=True).order_by("position")
+    return (
+        Respondent.objects.select_for_update()
+        .annotate(
+            assigned=Coalesce(Subquery(count), 0),
+            answered=Coalesce(Subquery(count.filter(answered_at__isnull=False)), 0),
+            pending_id=Subquery(pending.values("pk")[:1]),
+        )
+        .get(pk=respondent_pk)
+    )
+
+
+def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignment | None:
     if respondent.is_complete:
         return None
     now = timezone.now()
     expiry = timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
-    pending = respondent.assignments.filter(answered_at__isnull=True).select_related("candidate").first()
-    if pending is not None:
+    assigned = respondent.assigned
+    if respondent.pending_id is not None:
+        pending = Assignment.objects.select_related("candidate", "dilemma", "virtue").get(pk=respondent.pending_id)
+        pending.respondent = respondent
         if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
             if pending.expires_at <= now:
                 pending.expires_at = now + expiry
@@ -176,19 +211,20 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
             return pending
         # Decided while they were away: serve something still open in its place.
         pending.delete()
+        assigned -= 1
     items, checks = settings.STUDY_ITEMS_PER_RESPONDENT, settings.STUDY_ATTENTION_CHECKS
-    position = respondent.assignments.count() + 1
+    position = assigned + 1
     if position > items + checks:
         return respondent_complete(respondent)
     if position in attention_check_positions(items=items, checks=checks):
-        dilemma_id = rng.choice(list(Dilemma.objects.values_list("id", flat=True)))
+        dilemma = rng.choice(selectors.instrument_content().dilemmas)
         displayed = list(OPTIONS)
         rng.shuffle(displayed)
         return Assignment.objects.create(
             respondent=respondent,
             kind=Assignment.Kind.ATTENTION_CHECK,
             position=position,
-            dilemma_id=dilemma_id,
+            dilemma=dilemma,
             displayed_order="".join(displayed),
             # Never the letter already on top, so that pressing "next" without reading fails the check.
             check_letter=rng.choice(displayed[1:]),
@@ -197,14 +233,14 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
         )
     candidate = _least_evaluated_candidate(respondent=respondent, now=now, rng=rng)
     if candidate is None:
-        return respondent_complete(respondent) if respondent.assignments.exists() else None
+        return respondent_complete(respondent) if assigned else None
     return Assignment.objects.create(
         respondent=respondent,
         kind=Assignment.Kind.VALIDATION,
         position=position,
         candidate=candidate,
-        dilemma_id=candidate.dilemma_id,
-        virtue_id=candidate.virtue_id,
+        dilemma=candidate.dilemma,
+        virtue=candidate.virtue,
         displayed_order=candidate.ordering,
         served_at=now,
         expires_at=now + expiry,
@@ -212,21 +248,12 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
 
 
 def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> KeyCandidate | None:
-    had = list(respondent.assignments.filter(kind=Assignment.Kind.VALIDATION).values_list("dilemma_id", "virtue_id"))
-    seen_pairs = set(had)
-    dilemma_seen = Counter(dilemma_id for dilemma_id, _ in had)
-    # Only the edition they consented in: they read its texts, so only its keys are theirs to judge.
-    edition = selectors.key_edition(respondent.language)
-    candidates = [
-        candidate
-        for candidate in selectors.open_candidates_with_load(now=now, language=edition)
-        if (candidate.dilemma_id, candidate.virtue_id) not in seen_pairs
-    ]
+    candidates = selectors.open_candidates_for(respondent=respondent, now=now)
     if not candidates:
         return None
     return min(
         candidates,
-        key=lambda c: (c.n_evaluations + c.in_flight, dilemma_seen.get(c.dilemma_id, 0), rng.random()),
+        key=lambda c: (c.n_evaluations + c.in_flight, c.dilemma_seen, rng.random()),
     )
 
 
@@ -262,34 +289,120 @@ def validation_response_submit(
     A repeat submission of the same answer returns the stored response, unchanged and not recounted; a different
     answer to the same candidate is refused (409): the first answer stands. Bad input raises ApplicationError and
     writes nothing. `presentation` (a `ValidationResponse.Presentation`) records how the item was shown, and the
-    response records which clock measured its time (`_time_on_item`).
+    response records which clock measured its time (`_time_on_item`). An answer the rule does not decide costs
+    four queries: the locked rows, the response, the assignment and the counts.
     """
     if not isinstance(confirmed, bool):
         raise ApplicationError(_("'confirmed' must be true or false."), {"field": "confirmed"})
     corrected = None if confirmed and ordering is None else _parse_ordering(ordering)
-    respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
-    if respondent is None:
-        raise ApplicationError(_("This respondent has withdrawn."), {}, status=403)
-    assignment = respondent.assignments.filter(kind=Assignment.Kind.VALIDATION, candidate_id=candidate_id).first()
+    assignment = _assignment_locked(respondent_pk=respondent.pk, candidate_id=candidate_id)
     if assignment is None:
+        if not Respondent.objects.filter(pk=respondent.pk).exists():
+            raise ApplicationError(_("This respondent has withdrawn."), {}, status=403)
         raise ApplicationError(
             _("Candidate %(candidate)s was not assigned to this respondent.") % {"candidate": candidate_id},
             {"field": "candidate"},
             status=403,
         )
-    # The lock serialises every submission for this candidate: N, Y and the decision see each other's writes.
-    candidate = KeyCandidate.objects.select_for_update().get(pk=candidate_id)
+    candidate = assignment.candidate
     if confirmed and corrected is not None and corrected != candidate.ordering:
         raise ApplicationError(
             _("A confirmation cannot come with a different ordering; send confirmed: false to correct."),
             {"field": "ordering"},
         )
-    final = corrected or candidate.ordering
-    existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
-    if existing is not None:
-        if existing.ordering != final:
-            raise _first_answer_stands(ordering=existing.ordering, confirmed=existing.confirmed)
-        return SubmitOutcome(response=existing, created=False)
+    return _response_record(
+        assignment,
+        final=corrected or candidate.ordering,
+        time_on_item_ms=time_on_item_ms,
+        presentation=presentation,
+    )
+
+
+CONFIRM, CORRECT = "confirm", "correct"
+MOVED_BUT_CONFIRMED = gettext_lazy(
+    "You have moved responses, so this is no longer the proposed order. Press “Submit my correction” to send "
+    "your order, or put the responses back in the proposed order to confirm it."
+)
+CHOOSE_A_BUTTON = gettext_lazy("Please choose “Confirm” or “Submit my correction”.")
+NOT_MOVED_BUT_CORRECTED = gettext_lazy(
+    "This is still the proposed order: nothing has been moved. Press “Confirm” if you agree with it, or move "
+    "responses to correct it."
+)
+
+
+@dataclass(frozen=True)
+class ItemAnswer:
+    """What the item page sent: the button pressed (`CONFIRM` or `CORRECT`), the order of the list as letters (None
+    when the page sent no positions: a confirmation), and the page script's time on the item."""
+
+    action: str
+    ordering: str | None
+    time_on_item_ms: int | None = None
+
+
+@transaction.atomic
+def validation_item_answer(*, respondent_id: Any, assignment_id: int, answer: ItemAnswer) -> SubmitOutcome | None:
+    """Store the answer the item page sent to the respondent's pending validation item, as
+    `validation_response_submit` does (presentation IN_PLACE).
+
+    The list on the page starts as the proposed order. "Confirm" sends it unchanged (or no positions); "Submit my
+    correction" sends a changed order. A button that does not match the list — possible without JavaScript, where
+    both are always enabled — is refused with a message (ApplicationError: `MOVED_BUT_CONFIRMED`,
+    `NOT_MOVED_BUT_CORRECTED`) rather than read one way or the other, so no answer is recorded that the person did
+    not choose. Returns None, writing nothing, when the assignment is not the respondent's pending validation item
+    (a stale tab, the back button, a withdrawn respondent). Costs four queries, as a submission does.
+    """
+    assignment = _assignment_locked(respondent_pk=respondent_id, pk=assignment_id, answered_at__isnull=True)
+    if assignment is None:
+        return None
+    proposed = assignment.candidate.ordering
+    if answer.action not in (CONFIRM, CORRECT):
+        raise ApplicationError(str(CHOOSE_A_BUTTON))
+    if answer.action == CONFIRM and answer.ordering not in (None, proposed):
+        raise ApplicationError(str(MOVED_BUT_CONFIRMED))
+    if answer.action == CORRECT and answer.ordering in (None, proposed):
+        raise ApplicationError(str(NOT_MOVED_BUT_CORRECTED))
+    return _response_record(
+        assignment,
+        final=answer.ordering or proposed,
+        time_on_item_ms=answer.time_on_item_ms,
+        presentation=ValidationResponse.Presentation.IN_PLACE,
+    )
+
+
+def _assignment_locked(*, respondent_pk: Any, **lookup: Any) -> Assignment | None:
+    """The respondent's validation assignment matching ``lookup``, with its dilemma and virtue, and its respondent,
+    candidate and own row locked, in that order, by one query; `answered_count` is how many items the respondent
+    had answered. Every writer of a respondent's rows locks the respondent first, and the candidate's lock
+    serialises N, Y and the decision; PostgreSQL hands back the locked rows as they are once the locks are held,
+    so a submission that waited sees what the one before it wrote."""
+    answered = (
+        Assignment.objects.filter(respondent=OuterRef("respondent"), answered_at__isnull=False)
+        .order_by()
+        .values("respondent")
+        .annotate(count=models.Count("pk"))
+        .values("count")
+    )
+    return (
+        Assignment.objects.select_related("respondent", "candidate", "dilemma", "virtue")
+        .select_for_update(of=("respondent", "candidate", "self"))
+        # On the candidate's own field, so that it is an inner join: a lock cannot reach across an outer one.
+        .filter(respondent_id=respondent_pk, kind=Assignment.Kind.VALIDATION, candidate__round__gte=0, **lookup)
+        .annotate(answered_count=Coalesce(Subquery(answered), 0))
+        .order_by()
+        .first()
+    )
+
+
+def _response_record(assignment: Assignment, *, final: str, time_on_item_ms: int | None, presentation: str):
+    """Store ``final`` as the answer to a locked assignment (`_assignment_locked`), count it and apply the rule."""
+    respondent, candidate = assignment.respondent, assignment.candidate
+    if assignment.answered_at is not None:
+        existing = ValidationResponse.objects.filter(respondent=respondent, candidate=candidate).first()
+        if existing is not None:
+            if existing.ordering != final:
+                raise _first_answer_stands(ordering=existing.ordering, confirmed=existing.confirmed)
+            return SubmitOutcome(response=existing, created=False, answered=assignment.answered_count)
     if presentation not in ValidationResponse.Presentation.values:
         raise ApplicationError(
             _("Unknown presentation %(presentation)s.") % {"presentation": repr(presentation)},
@@ -313,23 +426,34 @@ def validation_response_submit(
     assignment.answered_at = now
     assignment.save(update_fields=["answered_at"])
     if counted and not respondent.flagged:
-        candidate.n_evaluations += 1
-        candidate.n_confirmations += int(response.confirmed)
-        candidate.save(update_fields=["n_evaluations", "n_confirmations", "updated_at"])
-        decision = promotion_decision(
-            candidate.n_evaluations,
-            candidate.n_confirmations,
-            settings.KEY_MIN_EVALUATIONS,
-            settings.KEY_MIN_CONFIRMATION,
-        )
-        concerns = integrity.decision_concerns(candidate=candidate, outcome=decision.outcome)
-        if concerns:
-            candidate_hold(candidate=candidate, outcome=decision.outcome, concerns=concerns)
-        elif decision.outcome is PromotionOutcome.RETAINED:
-            candidate_retain(candidate=candidate, reason="promotion rule: N > minimum and q ≥ threshold")
-        elif decision.outcome is PromotionOutcome.REJECTED:
-            candidate_reject(candidate=candidate, reason="promotion rule: the threshold is out of reach")
-    return SubmitOutcome(response=response, created=True)
+        _count(candidate, confirmed=response.confirmed, now=now)
+    return SubmitOutcome(response=response, created=True, answered=assignment.answered_count + 1)
+
+
+def _count(candidate: KeyCandidate, *, confirmed: bool, now: datetime) -> None:
+    """Add one evaluation to a locked candidate and apply the promotion rule.
+
+    An update of the two counters (no save, so no signal: N and Y change no key in use); the values in memory stay
+    exact under the lock."""
+    KeyCandidate.objects.filter(pk=candidate.pk).update(
+        n_evaluations=F("n_evaluations") + 1, n_confirmations=F("n_confirmations") + int(confirmed), updated_at=now
+    )
+    candidate.n_evaluations += 1
+    candidate.n_confirmations += int(confirmed)
+    candidate.updated_at = now
+    decision = promotion_decision(
+        candidate.n_evaluations,
+        candidate.n_confirmations,
+        settings.KEY_MIN_EVALUATIONS,
+        settings.KEY_MIN_CONFIRMATION,
+    )
+    concerns = integrity.decision_concerns(candidate=candidate, outcome=decision.outcome)
+    if concerns:
+        candidate_hold(candidate=candidate, outcome=decision.outcome, concerns=concerns)
+    elif decision.outcome is PromotionOutcome.RETAINED:
+        candidate_retain(candidate=candidate, reason="promotion rule: N > minimum and q ≥ threshold")
+    elif decision.outcome is PromotionOutcome.REJECTED:
+        candidate_reject(candidate=candidate, reason="promotion rule: the threshold is out of reach")
 
 
 def _first_answer_stands(**stored: Any) -> ApplicationError:
@@ -362,11 +486,10 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
     same answer returns the stored one; a different answer is refused (409): the first answer stands.
     """
     answer = _parse_ordering(ordering)
-    respondent = Respondent.objects.select_for_update().filter(pk=respondent.pk).first()
-    if respondent is None:
-        raise ApplicationError(_("This respondent has withdrawn."), {}, status=403)
-    check = respondent.assignments.filter(pk=assignment_id, kind=Assignment.Kind.ATTENTION_CHECK).first()
+    check = _attention_check_locked(respondent_pk=respondent.pk, pk=assignment_id)
     if check is None:
+        if not Respondent.objects.filter(pk=respondent.pk).exists():
+            raise ApplicationError(_("This respondent has withdrawn."), {}, status=403)
         raise ApplicationError(
             _("Attention check %(check)s was not assigned to this respondent.") % {"check": assignment_id},
             {"field": "attention_check"},
@@ -376,6 +499,33 @@ def attention_check_submit(*, respondent: Respondent, assignment_id: int, orderi
         if check.check_answer != answer:
             raise _first_answer_stands(ordering=check.check_answer)
         return check
+    return _check_record(check, answer=answer)
+
+
+@transaction.atomic
+def attention_check_item_answer(*, respondent_id: Any, assignment_id: int, ordering: Any) -> Assignment | None:
+    """Record the answer the item page sent to the respondent's pending attention check, as `attention_check_submit`
+    does; None, writing nothing, when it is not their pending check (a stale tab, the back button, withdrawn).
+    Two queries when passed: the locked rows and the answer."""
+    answer = _parse_ordering(ordering)
+    check = _attention_check_locked(respondent_pk=respondent_id, pk=assignment_id, answered_at__isnull=True)
+    return _check_record(check, answer=answer) if check is not None else None
+
+
+def _attention_check_locked(*, respondent_pk: Any, **lookup: Any) -> Assignment | None:
+    """The respondent's attention check matching ``lookup`` with its respondent, both locked (the respondent
+    first), in one query."""
+    return (
+        Assignment.objects.select_related("respondent")
+        .select_for_update(of=("respondent", "self"))
+        .filter(respondent_id=respondent_pk, kind=Assignment.Kind.ATTENTION_CHECK, **lookup)
+        .order_by()
+        .first()
+    )
+
+
+def _check_record(check: Assignment, *, answer: str) -> Assignment:
+    respondent = check.respondent
     check.check_answer = answer
     check.check_passed = answer[0] == check.check_letter
     check.answered_at = timezone.now()

@@ -20,7 +20,6 @@ from django.views.decorators.http import require_http_methods
 from instruments.base import FigureContext
 from instruments.profiles import edition_comparison
 from instruments.virtuemap import selectors as survey_selectors
-from instruments.virtuemap import selectors as virtuemap_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
@@ -30,6 +29,7 @@ from instruments.virtuemap.profiling import profile_score, profiling_submission_
 from instruments.virtuemap.selectors import (
     ProfileScoringContext,
     dilemma_list_with_options,
+    instrument_content,
     key_edition,
     profile_scores,
     profile_scoring_context,
@@ -43,6 +43,7 @@ from instruments.virtuemap.selectors import (
 from llmruns.results import result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
+from surveys.context_processors import respondent_read
 from surveys.models import Respondent
 from surveys.references import browser_reference, results_token, results_token_read
 from surveys.selectors import consent_text_current, respondent_by_id, study_information
@@ -243,7 +244,9 @@ def _profiling_respondent(request: HttpRequest) -> Respondent | None:
     respondent_id = request.session.get(PROFILING_SESSION_KEY)
     if not respondent_id:
         return None
-    return respondent_by_id(respondent_id=respondent_id, study=PROFILING)
+    respondent = respondent_by_id(respondent_id=respondent_id, study=PROFILING)
+    respondent_read(request, respondent)
+    return respondent
 
 
 @require_http_methods(["GET", "POST"])
@@ -254,7 +257,7 @@ def profile_start(request: HttpRequest) -> HttpResponse:
     The consent is the validation study's flow with the profiling study's text: a versioned text, an explicit
     box, `respondent_consent`; starting without consent stores nothing.
     """
-    dilemmas = list(dilemma_list_with_options().order_by("position"))
+    dilemmas = list(instrument_content().dilemmas)
     answers = ProfileAnswers.load(request, [dilemma.id for dilemma in dilemmas])
     respondent = _profiling_respondent(request)
     text = consent_text_current(study=PROFILING)
@@ -313,7 +316,7 @@ def profile_resume(request: HttpRequest) -> HttpResponse:
     respondent = _profiling_respondent(request)
     if respondent is None:
         return redirect("profile-start")
-    ids = list(dilemma_list_with_options().order_by("position").values_list("id", flat=True))
+    ids = [dilemma.id for dilemma in instrument_content().dilemmas]
     answers = ProfileAnswers.load(request, ids)
     stored = getattr(respondent, "profiling_submission", None)
     if not answers.rankings and stored is not None:
@@ -326,7 +329,7 @@ def profile_resume(request: HttpRequest) -> HttpResponse:
 
 @submit_rate_limited
 def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
-    dilemmas = list(dilemma_list_with_options().order_by("position"))
+    dilemmas = list(instrument_content().dilemmas)
     ids = [dilemma.id for dilemma in dilemmas]
     if dilemma_id not in ids:
         raise Http404("No such dilemma.")
@@ -465,18 +468,18 @@ def _results_page(
     status: int = 200,
 ) -> HttpResponse:
     result = profile_score(rankings=answers.for_scoring(), context=context)
-    virtues = list(virtue_list())
+    content = instrument_content()
+    virtues = list(content.virtues)
     if not virtues:
         # Nothing loaded yet: the start page says so, where a chart with no axes has nothing to draw.
         return redirect("profile-start")
-    dilemmas = {dilemma.id: dilemma for dilemma in dilemma_list_with_options()}
+    dilemmas = {dilemma.id: dilemma for dilemma in content.dilemmas}
     person = [result.scores[virtue.id] for virtue in virtues]
     names = [item_text(virtue, "name") for virtue in virtues]
     best = result.nearest_models[0] if result.nearest_models else None
     best_scores = None
     if best is not None:
-        profile = virtuemap_selectors.published_profile_get(slug=best.slug)
-        scores = virtuemap_selectors.profile_scores(profile) if profile else None
+        _, scores = published_profile_scores().get(best.slug, (None, None))
         best_scores = [scores.get(virtue.id) for virtue in virtues] if scores else None
     yours = _("Your profile")
     charts = {"person": radar_chart(axis_labels=names, series=[RadarSeries(yours, person)])}
