@@ -58,10 +58,10 @@ def instrument_record(plugin: Instrument, *, with_items: bool = False) -> dict[s
     items = plugin.item_records()
     record = {
         "slug": identity.slug,
-        "name": identity.name,
+        "name": identity.display_name,  # in the request's language; the slug is the identifier
         "version": identity.version,
         "citation": identity.citation,
-        "summary": identity.summary,
+        "summary": identity.display_summary,
         "languages": list(identity.languages),
         "loaded": bool(items),
         "items_count": len(items),

@@ -85,7 +85,7 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "subject": subject,
             "blocks": blocks,
-            "not_measured": [p.identity.name for p in registry.instruments() if p.slug not in subject.results],
+            "not_measured": [p.identity.display_name for p in registry.instruments() if p.slug not in subject.results],
             "csv_url": reverse("model-results-csv", args=[slug]),
             "json_url": reverse("api-model-results", args=[slug]),
             "compare_url": reverse("compare") + f"?models={slug}",
@@ -103,7 +103,7 @@ def person_page(request: HttpRequest) -> HttpResponse:
         "profiles/person.html",
         {
             "blocks": _instrument_blocks([subject], people, contexts),
-            "not_taken": [p.identity.name for p in registry.instruments() if p.slug not in subject.results],
+            "not_taken": [p.identity.display_name for p in registry.instruments() if p.slug not in subject.results],
         },
     )
 

@@ -174,3 +174,11 @@ def test_an_api_error_of_the_moralbench_score_is_in_chinese_with_lang(client, lo
         content_type="application/json",
     )
     assert response.status_code == 400 and response.json()["message"] == "MFQ_30/nothing：没有这道题目"
+
+
+def test_the_instruments_api_names_the_instruments_in_the_requested_language(client):
+    by_slug = {row["slug"]: row for row in client.get("/api/v1/instruments/?lang=zh-hans").json()}
+    assert by_slug["transitivity"]["name"] == "传递性检验"
+    assert by_slug["transitivity"]["languages"] == ["en"]  # its items are English only
+    english = {row["slug"]: row for row in client.get("/api/v1/instruments/?lang=en").json()}
+    assert english["transitivity"]["name"] == "Transitivity test"
