@@ -346,7 +346,7 @@ def measured_subjects(instrument: str) -> list[Subject]:
         .values_list("model__slug", flat=True)
         .distinct()
     )
-    subjects, _ = model_subjects(slugs)
+    subjects, _missing = model_subjects(slugs)
     return subjects
 
 

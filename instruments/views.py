@@ -301,14 +301,14 @@ def _range(low: float | None, high: float | None) -> str:
 
 @require_GET
 def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
-    _, board = _leaderboard_or_404(slug)
+    _plugin, board = _leaderboard_or_404(slug)
     body = leaderboard_csv_text(board)
     return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), f"{slug}-leaderboard.csv")
 
 
 @require_GET
 def leaderboard_json(request: HttpRequest, slug: str) -> HttpResponse:
-    _, board = _leaderboard_or_404(slug)
+    _plugin, board = _leaderboard_or_404(slug)
     return _attachment(JsonResponse(board, json_dumps_params={"indent": 2}), f"{slug}-leaderboard.json")
 
 

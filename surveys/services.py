@@ -355,7 +355,7 @@ def respondent_withdraw(*, respondent: Respondent) -> WithdrawalReport | None:
     deleted: dict[str, int] = {}
 
     def delete() -> None:
-        _, per_model = locked.delete()
+        _deleted, per_model = locked.delete()
         deleted.update(per_model)
 
     plugin = registry.instrument(registry.study(locked.study).instrument)

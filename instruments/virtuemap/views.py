@@ -479,7 +479,7 @@ def _results_page(
     best = result.nearest_models[0] if result.nearest_models else None
     best_scores = None
     if best is not None:
-        _, scores = published_profile_scores().get(best.slug, (None, None))
+        _name, scores = published_profile_scores().get(best.slug, (None, None))
         best_scores = [scores.get(virtue.id) for virtue in virtues] if scores else None
     yours = _("Your profile")
     charts = {"person": radar_chart(axis_labels=names, series=[RadarSeries(yours, person)])}
