@@ -27,6 +27,9 @@ def consented(client, open_candidate):
 
 
 def test_the_study_landing_page_is_in_chinese(client, open_candidate):
+    from instruments.virtuemap.validation import validation_open
+
+    validation_open(pairs=[("D1", "wisdom")], language="zh-hans")  # the Chinese edition's study is open too
     page = chinese(client, "/study/")
     assert "请帮助我们检验各种回应如何体现美德" in page
     assert "大约需要 1 分钟。" in page and "你的回答是匿名的" in page

@@ -54,7 +54,7 @@ def scoring_settings(study_settings):
 
 def served(candidates: list[KeyCandidate], count: int) -> list[tuple[Respondent, KeyCandidate]]:
     """``count`` respondents, each served one of the candidates in turn (written in bulk: the answers are the test)."""
-    text = ConsentText.objects.get(study=VALIDATION, is_current=True)
+    text = ConsentText.objects.get(study=VALIDATION, language="en", is_current=True)
     now = timezone.now()
     respondents = Respondent.objects.bulk_create(
         Respondent(
