@@ -33,6 +33,7 @@ _BARE_LIST_PATTERN = re.compile(r"\[([^\[\]]*)\]")
 _FULL_WIDTH = str.maketrans(
     {"［": "[", "］": "]", "｛": "{", "｝": "}", "，": ",", "、": ",", "：": ":", "“": '"', "”": '"'}
 )
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # No \b here: between two Chinese characters there is no word boundary.
 _REFUSAL_PATTERN_ZH = re.compile(r"我(?:不能|无法|不会|拒绝)|抱歉|作为(?:一个)?(?:AI|人工智能)")
 _REFUSAL_PATTERN = re.compile(
@@ -67,7 +68,9 @@ def parse_ranking(
     TRUNCATED unless a complete ranking was already read. A text with no ranking is a REFUSAL when it
     declines, TRUNCATED when it opens a JSON object that never closes, and UNPARSEABLE otherwise.
     """
-    text = text.translate(_FULL_WIDTH)
+    if _CJK.search(text):
+        # Only an answer written in Chinese: an English answer's curly quotes stay as they are.
+        text = text.translate(_FULL_WIDTH)
     items = _ranking_items(text)
     if items is not None:
         return _check_permutation(items)
