@@ -13,7 +13,6 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.utils import translation
 
 from instruments.virtuemap.answers import SLUG, run_items
 from instruments.virtuemap.models import (
@@ -35,6 +34,7 @@ from scoring.rankings import OPTIONS
 from scoring.stats import Quantile
 from scoring.suite import SuiteProfile, suite_profile
 from surveys.models import Respondent
+from virtuemap_site.i18n import supported_language
 from virtuemap_site.snapshots import CachedSnapshot
 
 COUNTING = Q(counted=True, respondent__flagged=False)
@@ -45,13 +45,8 @@ ENGLISH = "en"
 
 def key_edition(language: str | None, *, default: str | None = ENGLISH) -> str | None:
     """The edition (a code of settings.LANGUAGES) for a language code: "zh", "zh-Hans" and "zh-hans" give "zh-hans",
-    "en-us" gives "en"; an unknown or empty code gives `default`."""
-    if not language:
-        return default
-    try:
-        return translation.get_supported_language_variant(language.lower())
-    except LookupError:
-        return default
+    "en-us" gives "en"; an unknown or empty code gives `default` (`virtuemap_site.i18n.supported_language`)."""
+    return supported_language(language or "") or default
 
 
 def key_editions() -> tuple[str, ...]:
