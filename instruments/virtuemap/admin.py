@@ -108,14 +108,13 @@ CHANGE_KEYS = "virtuemap.change_keycandidate"
 @admin.register(KeyCandidate)
 class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelAdmin):
     """Key candidates with the evidence behind them: N, Y, q, the Wilson interval and the decision time fit a
-    1366-pixel screen beside the navigation and the filters (short cells that do not wrap; the round says the
-    provenance, 0 being the published key), and each candidate's page is read-only; decisions are the list's actions,
-    each with a reason."""
+    1366-pixel screen beside the navigation and the filters (short cells that do not wrap; the edition's language
+    and the round say the provenance, round 0 being the published key), and each candidate's page is read-only;
+    decisions are the list's actions, each with a reason."""
 
     list_display = [
         "candidate_display",
-        "language",
-        "round",
+        "edition_display",
         "ordering",
         "status",
         "n_evaluations",
@@ -162,6 +161,11 @@ class KeyCandidateAdmin(ReadOnlyPagesAdminMixin, ExportsAdminMixin, admin.ModelA
     @admin.display(description="dilemma × virtue", ordering="dilemma__position")
     def candidate_display(self, candidate: KeyCandidate) -> str:
         return f"{candidate.dilemma_id} × {candidate.virtue_id}"
+
+    @admin.display(description="edition · round", ordering="language")
+    def edition_display(self, candidate: KeyCandidate) -> str:
+        # One cell for the two: a column each would push the evidence past a 1366-pixel screen's edge.
+        return f"{candidate.language} · {candidate.round}"
 
     @admin.display(description="decided at", ordering="decided_at")
     def decided_display(self, candidate: KeyCandidate) -> str:
