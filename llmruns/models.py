@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 
 class LLMModel(models.Model):
@@ -99,13 +100,13 @@ class Run(models.Model):
     """
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        PAUSED = "paused", "Paused"
-        FINISHED = "finished", "Finished"
-        CANCELLED = "cancelled", "Cancelled"
-        FAILED = "failed", "Failed"
-        IMPORTED = "imported", "Imported records"
+        QUEUED = "queued", pgettext_lazy("run status", "Queued")
+        RUNNING = "running", pgettext_lazy("run status", "Running")
+        PAUSED = "paused", pgettext_lazy("run status", "Paused")
+        FINISHED = "finished", pgettext_lazy("run status", "Finished")
+        CANCELLED = "cancelled", pgettext_lazy("run status", "Cancelled")
+        FAILED = "failed", pgettext_lazy("run status", "Failed")
+        IMPORTED = "imported", pgettext_lazy("run status", "Imported records")
 
     FINISHED_STATUSES = (Status.FINISHED, Status.IMPORTED)
     ACTIVE_STATUSES = (Status.QUEUED, Status.RUNNING)
@@ -263,9 +264,9 @@ class Result(models.Model):
     """
 
     class Source(models.TextChoices):
-        ADMIN = "admin", "Entered in admin"
-        RUN = "run", "Published run"
-        IMPORT = "import", "Imported run records"
+        ADMIN = "admin", gettext_lazy("Entered in admin")
+        RUN = "run", gettext_lazy("Published run")
+        IMPORT = "import", gettext_lazy("Imported run records")
 
     model = models.ForeignKey(LLMModel, on_delete=models.CASCADE, related_name="results")
     instrument = models.CharField(max_length=32)

@@ -18,6 +18,8 @@ from typing import Any
 
 from scipy import stats as scipy_stats
 
+from scoring.text import gettext_noop, phrased
+
 # The flags' defaults (the platform's settings may change them).
 DEFAULT_ALPHA = 0.01
 DEFAULT_LABEL_MASS_MIN = 0.9
@@ -210,7 +212,8 @@ def answer_status_shares(statuses: Sequence[str], *, reasked: int = 0) -> dict[s
 
 
 def diagnostics_flags(record: Mapping[str, Any], thresholds: Thresholds) -> list[dict[str, str]]:
-    """The flags a diagnostics record carries, each {"code", "reason"} with the statistic in plain words.
+    """The flags a diagnostics record carries, each {"code", "reason"} with the statistic in plain words (and
+    "reason_i18n", `scoring.text.phrased`).
 
     - ``position``: a one-sided binomial test of position following has p < α (rankings: equal to the display
       order, or first-shown ranked first; choices: first-shown option chosen);
@@ -224,63 +227,82 @@ def diagnostics_flags(record: Mapping[str, Any], thresholds: Thresholds) -> list
     if position is not None:
         tests = (
             [
-                ("display_order", "rankings equal to the display order"),
-                ("first_shown_first", "rankings that put the first-shown option first"),
+                (
+                    "display_order",
+                    gettext_noop(
+                        "Answers follow the order the options were shown in, not their content: %(count)s of %(n)s "
+                        "rankings equal to the display order (%(share)s, chance %(chance)s; one-sided binomial test "
+                        "p = %(p_value)s < α = %(alpha)s)."
+                    ),
+                ),
+                (
+                    "first_shown_first",
+                    gettext_noop(
+                        "Answers follow the order the options were shown in, not their content: %(count)s of %(n)s "
+                        "rankings that put the first-shown option first (%(share)s, chance %(chance)s; one-sided "
+                        "binomial test p = %(p_value)s < α = %(alpha)s)."
+                    ),
+                ),
             ]
             if position["kind"] == "ranking"
-            else [("first_shown", "choices of the first-shown option")]
+            else [
+                (
+                    "first_shown",
+                    gettext_noop(
+                        "Answers follow the order the options were shown in, not their content: %(count)s of %(n)s "
+                        "choices of the first-shown option (%(share)s, chance %(chance)s; one-sided binomial test "
+                        "p = %(p_value)s < α = %(alpha)s)."
+                    ),
+                )
+            ]
         )
-        for name, words in tests:
+        for name, pattern in tests:
             share = position[name]
             if share["p_value"] is not None and share["p_value"] < thresholds.alpha:
-                flags.append(
-                    {
-                        "code": "position",
-                        "reason": (
-                            f"Answers follow the order the options were shown in, not their content: {share['count']} "
-                            f"of {share['n']} {words} ({_percent(share['share'])}, chance {_percent(share['chance'])}"
-                            f"; one-sided binomial test p = {share['p_value']:.2g} < α = {thresholds.alpha:g})."
-                        ),
-                    }
-                )
+                facts = {
+                    "count": share["count"],
+                    "n": share["n"],
+                    "share": _percent(share["share"]),
+                    "chance": _percent(share["chance"]),
+                    "p_value": f"{share['p_value']:.2g}",
+                    "alpha": f"{thresholds.alpha:g}",
+                }
+                flags.append({"code": "position", **phrased("reason", pattern, **facts)})
                 break
     mass = record.get("label_mass")
     if mass is not None and mass["mean"] < thresholds.label_mass_min:
-        flags.append(
-            {
-                "code": "label_mass",
-                "reason": (
-                    f"The answer labels carry on average only {_percent(mass['mean'])} of the first token's "
-                    f"probability (minimum {_percent(mass['min'])}; {_percent(mass['share_below'])} of answers below "
-                    f"{_percent(thresholds.label_mass_min)}), where the method assumes nearly all of it."
-                ),
-            }
+        pattern = gettext_noop(
+            "The answer labels carry on average only %(mean)s of the first token's probability (minimum %(min)s; "
+            "%(share_below)s of answers below %(threshold)s), where the method assumes nearly all of it."
         )
+        facts = {
+            "mean": _percent(mass["mean"]),
+            "min": _percent(mass["min"]),
+            "share_below": _percent(mass["share_below"]),
+            "threshold": _percent(thresholds.label_mass_min),
+        }
+        flags.append({"code": "label_mass", **phrased("reason", pattern, **facts)})
     answers = record.get("answers") or {}
     failed = answers.get("refused_or_unparseable")
     if failed is not None and failed > thresholds.failure_share_max:
         counts = answers["counts"]
-        flags.append(
-            {
-                "code": "refusals",
-                "reason": (
-                    f"{counts['refusal'] + counts['unparseable']} of {answers['n']} answers were refused or "
-                    f"unparseable ({_percent(failed)}, more than {_percent(thresholds.failure_share_max)})."
-                ),
-            }
+        pattern = gettext_noop(
+            "%(failed)s of %(n)s answers were refused or unparseable (%(share)s, more than %(maximum)s)."
         )
+        facts = {
+            "failed": counts["refusal"] + counts["unparseable"],
+            "n": answers["n"],
+            "share": _percent(failed),
+            "maximum": _percent(thresholds.failure_share_max),
+        }
+        flags.append({"code": "refusals", **phrased("reason", pattern, **facts)})
     lined = record.get("straight_lining")
     if lined is not None and lined["all_same"]:
-        where = "-".join(str(p) for p in lined["modal_position"])
-        flags.append(
-            {
-                "code": "straight_lining",
-                "reason": (
-                    f"The same answer position ({where}) on all {lined['n']} items: the answers do not vary with "
-                    f"the content."
-                ),
-            }
+        pattern = gettext_noop(
+            "The same answer position (%(position)s) on all %(n)s items: the answers do not vary with the content."
         )
+        facts = {"position": "-".join(str(p) for p in lined["modal_position"]), "n": lined["n"]}
+        flags.append({"code": "straight_lining", **phrased("reason", pattern, **facts)})
     return flags
 
 

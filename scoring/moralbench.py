@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.stats import t_interval
+from scoring.text import gettext_noop, phrased
 
 LETTERS = ("A", "B")
 SETS = ("MFQ_30", "MFQ_30_compare", "6_concepts", "6_concepts_compare")
@@ -267,7 +268,8 @@ def _normalised(text: str) -> str:
 def item_defects(items: Sequence[Item]) -> list[dict[str, Any]]:
     """The published defects, found in the items: a comparative item whose two options score the same; two items of
     a set that ask the same pair of statements (noting when their key is the opposite); two binary items of a set that
-    ask about one statement with different scores. Each defect: {"set", "items", "kind", "detail"}."""
+    ask about one statement with different scores. Each defect: {"set", "items", "kind", "detail"} (and "detail_i18n",
+    `scoring.text.phrased`)."""
     found: list[dict[str, Any]] = []
     for item in items:
         if item.comparative and item.scores["A"] == item.scores["B"]:
@@ -276,7 +278,11 @@ def item_defects(items: Sequence[Item]) -> list[dict[str, Any]]:
                     "set": item.set_name,
                     "items": [item.id],
                     "kind": "equal_scores",
-                    "detail": f"both options score {item.scores['A']:g}, so every answer earns the same points",
+                    **phrased(
+                        "detail",
+                        gettext_noop("both options score %(score)s, so every answer earns the same points"),
+                        score=f"{item.scores['A']:g}",
+                    ),
                 }
             )
     for set_name in SETS:
@@ -299,15 +305,23 @@ def _pair_defect(first: Item, second: Item) -> dict[str, str] | None:
         earned_1 = {texts_1[0]: first.scores["A"], texts_1[1]: first.scores["B"]}
         earned_2 = {texts_2[0]: second.scores["A"], texts_2[1]: second.scores["B"]}
         if earned_1 == earned_2:
-            return {"kind": "repeated_pair", "detail": "the same two statements with the same key"}
-        return {"kind": "repeated_pair_opposite_key", "detail": "the same two statements with the opposite key"}
+            return {
+                "kind": "repeated_pair",
+                **phrased("detail", gettext_noop("the same two statements with the same key")),
+            }
+        return {
+            "kind": "repeated_pair_opposite_key",
+            **phrased("detail", gettext_noop("the same two statements with the opposite key")),
+        }
     if _normalised(first.statement) != _normalised(second.statement):
         return None
     same = first.scores == second.scores
-    return {
-        "kind": "repeated_statement",
-        "detail": "one statement asked twice" + ("" if same else " with two different scores"),
-    }
+    detail = (
+        gettext_noop("one statement asked twice")
+        if same
+        else gettext_noop("one statement asked twice with two different scores")
+    )
+    return {"kind": "repeated_statement", **phrased("detail", detail)}
 
 
 # --- people's distribution ----------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.template import engines
+from django.utils import translation
 
 
 def test_a_scroll_region_wraps_its_table_in_a_named_region_the_keyboard_reaches():
@@ -16,3 +17,14 @@ def test_a_scroll_region_wraps_its_table_in_a_named_region_the_keyboard_reaches(
         '<div class="table-scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow '
         'screen)"><table><tr><td>&lt;b&gt;</td></tr></table></div>'
     )
+
+
+def test_statuses_sources_and_languages_read_as_words_in_the_active_language():
+    page = engines["django"].from_string(
+        "{{ 'finished'|run_status }} / {{ 'import'|result_source }} / {{ 'zh-hans'|language_name }} / "
+        "{{ 'xx'|language_name }} / {{ 'lost'|run_status }}"
+    )
+
+    assert page.render({}) == "Finished / Imported run records / 简体中文 / xx / lost"
+    with translation.override("zh-hans"):
+        assert page.render({}) == "已完成 / 导入的运行记录 / 简体中文 / xx / lost"

@@ -28,7 +28,7 @@ from django.utils.translation.template import templatize
 
 CATALOGUE = Path(settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po"
 # Where the project's own code and templates live (the virtual environment and tests are not the interface).
-SOURCE_PACKAGES = ("instruments", "llmruns", "surveys", "virtuemap_site")
+SOURCE_PACKAGES = ("instruments", "llmruns", "scoring", "surveys", "virtuemap_site")
 TEMPLATE_DIRECTORIES = ("templates",)
 
 # Django's gettext family, as makemessages looks for it.

@@ -5,6 +5,8 @@ request and of the visit (Django's language cookie); with neither, Django's ``Lo
 then the browser's Accept-Language. The API takes the same ``?lang=``.
 """
 
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -74,3 +76,13 @@ def language_switch(request):
             }
         )
     return {"language_links": links}
+
+
+def translated(record: Mapping[str, Any], key: str) -> str:
+    """The sentence ``record[key]`` in the active language: scoring stores the English text and, under
+    ``<key>_i18n``, its pattern and facts (`scoring.text.phrased`); a record without them (stored before they were)
+    keeps its English text."""
+    parts = record.get(f"{key}_i18n")
+    if not parts:
+        return record.get(key, "")
+    return translation.gettext(parts["pattern"]) % parts["facts"]

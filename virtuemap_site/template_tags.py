@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from django import template
 from django.template.base import NodeList, Parser, Token
+from django.utils import translation
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy
+
+from virtuemap_site.i18n import translated
 
 register = template.Library()
 
-SCROLL_REGION_LABEL = "Table (scrolls sideways on a narrow screen)"
+SCROLL_REGION_LABEL = gettext_lazy("Table (scrolls sideways on a narrow screen)")
 
 
 class ScrollRegionNode(template.Node):
@@ -40,6 +44,46 @@ def item_text_filter(row: object, field: str) -> str:
     from instruments.virtuemap.editions import item_text
 
     return item_text(row, field)
+
+
+@register.filter(name="translated")
+def translated_filter(record: dict, key: str) -> str:
+    """``{{ flag|translated:"reason" }}``: a sentence scoring returned, in the request's language
+    (`virtuemap_site.i18n.translated`)."""
+    return translated(record, key)
+
+
+@register.filter
+def run_status(code: str) -> str:
+    """``{{ run.status|run_status }}``: a run's status in words, in the request's language (the code if unknown)."""
+    from llmruns.models import Run
+
+    return _choice_label(Run.Status, code)
+
+
+@register.filter
+def result_source(code: str) -> str:
+    """``{{ row.source|result_source }}``: where a result came from, in words (the code if unknown)."""
+    from llmruns.models import Result
+
+    return _choice_label(Result.Source, code)
+
+
+@register.filter
+def language_name(code: str) -> str:
+    """``{{ run.language|language_name }}``: a stored language code as the language calls itself ("简体中文" for
+    zh-hans), or the code when Django does not know it."""
+    try:
+        return translation.get_language_info(code)["name_local"]
+    except KeyError:
+        return code
+
+
+def _choice_label(choices, code: str) -> str:
+    try:
+        return str(choices(code).label)
+    except ValueError:
+        return code
 
 
 @register.inclusion_tag("virtuemap/_edition_notice.html")

@@ -38,6 +38,7 @@ from virtuemap_site.api import (
     refuse_unknown_fields,
 )
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.i18n import translated
 
 # --- Instrument, keys and profile scoring (/api/v1/) ---------------------------------------------------
 
@@ -303,7 +304,9 @@ class _StatsSerializer(serializers.Serializer):
 @extend_schema_serializer(component_name="DiagnosticFlag")
 class _DiagnosticFlagSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="position, label_mass or refusals.")
-    reason = serializers.CharField(help_text="What is wrong, in plain words, with the statistic behind it.")
+    reason = serializers.CharField(
+        help_text="What is wrong, in plain words, with the statistic behind it (in the request's language)."
+    )
 
 
 @extend_schema_serializer(component_name="Diagnostics")
@@ -322,9 +325,8 @@ class DiagnosticsOutputSerializer(serializers.Serializer):
     def to_representation(self, record: dict[str, Any] | None) -> dict[str, Any]:
         record = record or {}
         fields = ("answers", "position", "label_mass", "thresholds")
-        return {"available": bool(record), "flags": list(record.get("flags") or [])} | {
-            name: record.get(name) for name in fields
-        }
+        flags = [{"code": flag["code"], "reason": translated(flag, "reason")} for flag in record.get("flags") or []]
+        return {"available": bool(record), "flags": flags} | {name: record.get(name) for name in fields}
 
 
 @extend_schema_serializer(component_name="ModelProfile")

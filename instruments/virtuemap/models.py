@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy
 
 from llmruns.models import Result
 from scoring.rankings import OPTIONS
@@ -104,19 +105,19 @@ class KeyCandidate(models.Model):
     """
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
+        OPEN = "open", gettext_lazy("Open")
         # The promotion rule decided, but the evidence looked manufactured: a researcher decides (integrity.py).
-        HELD = "held", "Held for review"
-        RETAINED = "retained", "Retained"
-        REJECTED = "rejected", "Rejected"
-        SUPERSEDED = "superseded", "Superseded"
+        HELD = "held", gettext_lazy("Held for review")
+        RETAINED = "retained", gettext_lazy("Retained")
+        REJECTED = "rejected", gettext_lazy("Rejected")
+        SUPERSEDED = "superseded", gettext_lazy("Superseded")
 
     class Provenance(models.TextChoices):
-        PUBLISHED = "published", "Published key"
-        PROPOSED = "proposed", "Proposed ordering"
-        CONSENSUS = "consensus", "Consensus of corrections"
+        PUBLISHED = "published", gettext_lazy("Published key")
+        PROPOSED = "proposed", gettext_lazy("Proposed ordering")
+        CONSENSUS = "consensus", gettext_lazy("Consensus of corrections")
         # A translated edition's first round starts from the English edition's key (`validation_open`).
-        ENGLISH_KEY = "english_key", "The English edition's retained key"
+        ENGLISH_KEY = "english_key", gettext_lazy("The English edition's retained key")
 
     dilemma = models.ForeignKey(Dilemma, on_delete=models.PROTECT, related_name="key_candidates")
     virtue = models.ForeignKey(Virtue, on_delete=models.PROTECT, related_name="key_candidates")

@@ -10,6 +10,7 @@ import math
 
 import pytest
 from django.core.management import call_command
+from django.utils.html import escape
 
 from instruments.transitivity.testing import provider_model, scripted_logprobs
 from llmruns.engine import run_execute, run_start
@@ -110,6 +111,28 @@ def test_the_models_api_carries_the_diagnostics_and_their_flags(api_client, echo
     assert body["diagnostics"]["available"] is True
     assert [flag["code"] for flag in body["diagnostics"]["flags"]] == ["position"]
     assert body["runs"] == 3
+
+
+def test_the_flag_is_said_in_chinese_on_the_gallery_and_in_the_api_with_its_figures(client, api_client, echoed_profile):
+    flag = echoed_profile.diagnostics["flags"][0]
+    figures = flag["reason_i18n"]["facts"]
+
+    page = client.get("/models/?lang=zh-hans").content.decode()
+    body = api_client.get("/api/v1/models/fake/model/?lang=zh-hans").json()
+
+    chinese = f"作答跟随选项的呈现顺序而非其内容：{figures['n']} 个排序中有 {figures['count']} 个与呈现顺序相同"
+    assert chinese in page
+    assert flag["reason"] not in page
+    assert body["diagnostics"]["flags"][0]["reason"].startswith(chinese)
+    assert set(body["diagnostics"]["flags"][0]) == {"code", "reason"}
+
+
+def test_a_flag_stored_before_its_translation_keeps_its_english_words(client, echoed_profile):
+    diagnostics = echoed_profile.diagnostics
+    diagnostics["flags"] = [{"code": flag["code"], "reason": flag["reason"]} for flag in diagnostics["flags"]]
+    Result.objects.filter(pk=echoed_profile.pk).update(diagnostics=diagnostics)
+
+    assert escape(diagnostics["flags"][0]["reason"]) in client.get("/models/?lang=zh-hans").content.decode()
 
 
 def test_the_models_api_says_a_profile_without_answers_has_no_diagnostics(api_client, echoed_profile):

@@ -26,6 +26,16 @@ def test_the_page_has_a_section_per_instrument_with_its_picture_and_run(client, 
     assert page.count("data-run-facts") == 4 and "Instrument version" in page and "Cost" in page
 
 
+def test_the_run_facts_name_status_source_and_language_in_the_readers_language(client, four_instruments):
+    english = client.get(f"/models/{GPT}/?lang=en").content.decode()
+    chinese = client.get(f"/models/{GPT}/?lang=zh-hans").content.decode()
+
+    assert "(Finished)" in english and '<span lang="en">English</span>' in english
+    assert "（已完成）" in chinese or "(已完成)" in chinese
+    assert "(finished)" not in english + chinese
+    assert '<span lang="en">English</span>' in chinese  # a language is named as it calls itself
+
+
 def test_a_figure_shows_its_interval_over_the_replicate_runs(client, four_instruments):
     result = Result.objects.get(model__slug=GPT, instrument="virtuemap")
     stats = result.summary["profile_stats"]["courage"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from itertools import permutations
 
@@ -185,3 +186,19 @@ def test_a_respondent_ranking_everything_as_shown_is_flagged_for_both():
     record = respondent_diagnostics(answers=[((1, 2, 3, 4, 5), None)] * 12)
 
     assert [flag["code"] for flag in record["flags"]] == ["position", "straight_lining"]
+
+
+def test_every_flag_carries_the_pattern_and_figures_its_english_reason_was_made_of():
+    records = [
+        respondent_diagnostics(answers=[((1, 2, 3, 4, 5), None)] * 12),
+        answer_diagnostics(
+            statuses=["valid"] * 8 + ["refusal", "unparseable"], first_shown=[1.0] * 10, label_masses=[0.33] * 10
+        ),
+    ]
+    flags = [flag for record in records for flag in record["flags"]]
+
+    assert {flag["code"] for flag in flags} == {"position", "straight_lining", "label_mass", "refusals"}
+    for flag in flags:
+        parts = flag["reason_i18n"]
+        assert parts["pattern"] % parts["facts"] == flag["reason"]
+        assert json.loads(json.dumps(parts)) == parts  # stored with the result as JSON

@@ -32,6 +32,14 @@ def test_the_instrument_page_shows_the_sets_their_maxima_and_the_published_defec
     assert "harm_3 and harm_4" in page and "13.35" in page
 
 
+def test_the_instrument_page_names_the_defects_in_chinese(client, moralbench):
+    page = client.get("/moralbench/?lang=zh-hans").content.decode()
+
+    assert "两个选项的分值都是 1，因此无论怎样作答得分都相同" in page
+    assert "同一陈述被问了两次" in page
+    assert "every answer earns the same points" not in page
+
+
 def test_the_instrument_page_tells_staff_how_to_load_it_when_empty(client, admin_client, db):
     assert "python manage.py load_moralbench" in admin_client.get("/moralbench/").content.decode()
     assert "manage.py" not in client.get("/moralbench/").content.decode()
