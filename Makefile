@@ -14,9 +14,17 @@ $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# llama.cpp (the embedded model) is compiled for the AVX2 level every x86-64 server of the last decade has, not for
+# the build machine's own CPU: a native build crashed in llama_decode (segmentation fault) on this project's CI
+# machines, Xeons with AVX-512, and the AVX2 build runs there and on any x86-64 machine. Other architectures build
+# natively. Set LLAMA_CMAKE_ARGS to choose otherwise (pip reuses a wheel it built before: `pip cache remove llama_cpp`).
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+endif
+
 # Reinstall whenever requirements.txt changes.
 $(STAMP): requirements.txt | $(PY)
-	$(PY) -m pip install --quiet -r requirements.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
 $(MO): $(PO) $(STAMP)

@@ -631,8 +631,9 @@ class Instrument:
         """None when a finished run may be published, else the reason it may not."""
         return None
 
-    def result_dependencies(self) -> dict[str, Any]:
-        """What a result computed now depends on besides the answers (e.g. the retained keys); {} for nothing."""
+    def result_dependencies(self, language: str = "en") -> dict[str, Any]:
+        """What a result in ``language`` computed now depends on besides the answers (e.g. the retained keys that
+        score that language's answers); {} for nothing."""
         return {}
 
     # --- cross-instrument pages ------------------------------------------------------------------------------

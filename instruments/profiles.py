@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from instruments import registry
 from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, ProfileSection
 from llmruns.models import LLMModel, Result, Run
-from llmruns.results import result_is_stale
+from llmruns.results import CurrentDependencies, result_is_stale
 from scoring.compare import Sample, column_summary, mean_interval, sample_differences
 
 # At most this many subjects on one comparison (the issue's limit: the overlaid pictures stay readable).
@@ -108,11 +108,6 @@ def figure_contexts(instruments: Sequence[str]) -> dict[str, FigureContext]:
     return {slug: registry.instrument(slug).figure_context() for slug in instruments}
 
 
-def _current_dependencies(instruments: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Each instrument's current dependencies, for telling stale results (a query only where it has some)."""
-    return {slug: registry.instrument(slug).result_dependencies() for slug in instruments}
-
-
 def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
     """The models ``slugs`` in that order with every published result of theirs (two queries), and the slugs no
     model has. Figures are filled in by `subjects_with_figures`."""
@@ -148,7 +143,7 @@ def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContex
     the pictures), read once for the instruments anyone has a result on."""
     measured = [slug for slug in registry.slugs() if any(slug in subject.results for subject in subjects)]
     contexts = figure_contexts(measured)
-    current = _current_dependencies(measured)
+    current = CurrentDependencies()
     for subject in subjects:
         for slug, entry in _entries(subject):
             plugin = registry.instrument(slug)

@@ -48,7 +48,7 @@ def result_publish(*, run: Run) -> Result:
             "source": Result.Source.IMPORT if run.status == Run.Status.IMPORTED else Result.Source.RUN,
             "run": run,
             "summary": plugin.result_summary(context, trials),
-            "dependencies": plugin.result_dependencies(),
+            "dependencies": plugin.result_dependencies(language=run.language),
             "diagnostics": run_diagnostics(run=run),
             "scored_at": timezone.now(),
         },
@@ -56,17 +56,29 @@ def result_publish(*, run: Run) -> Result:
     return result
 
 
-def result_is_stale(result: Result, *, current: dict[str, dict[str, Any]] | None = None) -> bool:
-    """True when the result was computed from other dependencies than its instrument's current ones.
+class CurrentDependencies:
+    """Each instrument's current dependencies per result language, read once however many results are checked
+    (pass one to `result_is_stale` for a whole page)."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def of(self, instrument: str, language: str) -> dict[str, Any]:
+        key = (instrument, language)
+        if key not in self._read:
+            self._read[key] = registry.instrument(instrument).result_dependencies(language=language)
+        return self._read[key]
+
+
+def result_is_stale(result: Result, *, current: CurrentDependencies | None = None) -> bool:
+    """True when the result was computed from other dependencies than its instrument's current ones in its
+    language (a Chinese VirtueMap result goes stale when a Chinese key is retained, an English one does not).
 
     A result that records no dependencies (entered in admin) is never stale: nothing says what it rests on.
-    ``current`` (instrument slug → dependencies) saves a query per result when many are checked.
     """
     if not result.dependencies:
         return False
-    if current is not None and result.instrument in current:
-        return result.dependencies != current[result.instrument]
-    return result.dependencies != registry.instrument(result.instrument).result_dependencies()
+    return result.dependencies != (current or CurrentDependencies()).of(result.instrument, result.language)
 
 
 @transaction.atomic
@@ -80,7 +92,7 @@ def result_rescore(*, result: Result) -> Result:
     plugin = registry.instrument(result.instrument)
     run = result.run
     result.summary = plugin.result_summary(run_context(run), stored_trials(run))
-    result.dependencies = plugin.result_dependencies()
+    result.dependencies = plugin.result_dependencies(language=result.language)
     result.diagnostics = run_diagnostics(run=run)
     result.scored_at = timezone.now()
     result.save(update_fields=["summary", "dependencies", "diagnostics", "scored_at", "published_at"])
@@ -93,7 +105,7 @@ def results_stale_rescore(*, instrument: str | None = None) -> list[Result]:
     results = Result.objects.select_related("model", "run").filter(run__isnull=False)
     if instrument is not None:
         results = results.filter(instrument=instrument)
-    current = {slug: registry.instrument(slug).result_dependencies() for slug in registry.slugs()}
+    current = CurrentDependencies()
     return [
         result_rescore(result=result)
         for result in results

@@ -256,8 +256,9 @@ class MoralBench(Instrument):
             return "it has no usable answer"
         return None
 
-    def result_dependencies(self) -> dict[str, Any]:
-        # The points come from the option scores loaded: a result scored on other ones is stale.
+    def result_dependencies(self, language: str = "en") -> dict[str, Any]:
+        # The points come from the option scores loaded (one set for every language): a result scored on other
+        # ones is stale.
         return {"items_hash": self.items_hash()}
 
 

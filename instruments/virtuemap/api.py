@@ -24,10 +24,9 @@ from rest_framework.views import APIView
 from instruments.virtuemap import profiling as services
 from instruments.virtuemap import selectors
 from instruments.virtuemap.editions import item_text
-from instruments.virtuemap.plugin import VirtueMap
 from instruments.virtuemap.selectors import retained_key_last_modified
 from llmruns.models import Result
-from llmruns.results import result_is_stale
+from llmruns.results import CurrentDependencies, result_is_stale
 from scoring import OPTIONS
 from virtuemap_site.api import (
     ConditionalGetMixin,
@@ -395,9 +394,7 @@ class ModelListApi(ConditionalGetMixin, ListAPIView):
         return selectors.published_profile_list()
 
     def get_serializer_context(self) -> dict[str, Any]:
-        return super().get_serializer_context() | {
-            "current_dependencies": {VirtueMap.identity.slug: VirtueMap().result_dependencies()}
-        }
+        return super().get_serializer_context() | {"current_dependencies": CurrentDependencies()}
 
     def last_modified(self) -> datetime | None:
         return _latest(selectors.published_profile_last_modified(), retained_key_last_modified())
@@ -433,8 +430,8 @@ class ModelDetailApi(ConditionalGetMixin, APIView):
         self.profile = selectors.published_profile_get(slug=slug)
         if self.profile is None:
             raise NotFound(_("No published profile for model %(slug)s.") % {"slug": repr(slug)})
-        current = {VirtueMap.identity.slug: VirtueMap().result_dependencies()}
-        return Response(ModelProfileOutputSerializer(self.profile, context={"current_dependencies": current}).data)
+        context = {"current_dependencies": CurrentDependencies()}
+        return Response(ModelProfileOutputSerializer(self.profile, context=context).data)
 
 
 def _latest(*moments: datetime | None) -> datetime | None:

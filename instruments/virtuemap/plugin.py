@@ -356,10 +356,12 @@ class VirtueMap(Instrument):
         key_counts_recompute(candidate_ids=candidate_ids)
         return candidate_ids
 
-    def result_dependencies(self) -> dict[str, Any]:
-        from instruments.virtuemap.selectors import retained_key_list
+    def result_dependencies(self, language: str = ENGLISH) -> dict[str, Any]:
+        # The keys that score answers in the result's language: a Chinese result goes stale when a Chinese key is
+        # retained, an English one does not.
+        from instruments.virtuemap.selectors import edition_keys
 
-        return {"keys": sorted(retained_key_list().values_list("pk", flat=True))}
+        return {"keys": sorted(key.id for key in edition_keys(language=edition_language(language)))}
 
     def _profile(self, runs: Mapping[int, RunItems], language: str = ENGLISH) -> SuiteProfile:
         """The runs scored with the keys of their edition: per dilemma × virtue its own retained key, else the

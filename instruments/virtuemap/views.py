@@ -40,7 +40,7 @@ from instruments.virtuemap.selectors import (
     study_is_open,
     virtue_list,
 )
-from llmruns.results import result_is_stale
+from llmruns.results import CurrentDependencies, result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.context_processors import respondent_read
@@ -547,7 +547,7 @@ def person_profile_summary(request: HttpRequest) -> dict | None:
 def gallery(request: HttpRequest) -> HttpResponse:
     virtues = list(survey_selectors.virtue_list())
     results = list(published_profile_list())
-    current = {VirtueMap.identity.slug: VirtueMap().result_dependencies()}
+    current = CurrentDependencies()
     names = [item_text(virtue, "name") for virtue in virtues]
     values = {result.pk: [profile_scores(result).get(virtue.id) for virtue in virtues] for result in results}
     # One axis for every chart, so the pentagons can be compared by eye.

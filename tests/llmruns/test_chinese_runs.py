@@ -10,9 +10,9 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
-from instruments.virtuemap.models import Dilemma
+from instruments.virtuemap.models import Dilemma, KeyCandidate
 from llmruns.models import Result, Run, Trial
-from llmruns.results import result_publish
+from llmruns.results import result_is_stale, result_publish, results_stale_rescore
 from tests.llmruns.runs import suite_run
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +60,27 @@ def test_a_chinese_run_publishes_a_zh_hans_result_beside_the_english_one(instrum
     result_publish(run=suite_run(fake_model, seed=3, language="zh-hans"))
     assert Result.objects.get(pk=english.pk).run_id == english.run_id
     assert Result.objects.filter(model=fake_model, language="zh-hans").count() == 1
+
+
+def test_a_retained_chinese_key_makes_the_chinese_result_stale_and_leaves_the_english_one_current(
+    instrument, fake_model, fake_provider
+):
+    english = result_publish(run=suite_run(fake_model, seed=1))
+    chinese = result_publish(run=suite_run(fake_model, seed=2, language="zh"))
+    assert not result_is_stale(english) and not result_is_stale(chinese)
+
+    chinese_key = KeyCandidate.objects.create(
+        dilemma_id="D1", virtue_id="wisdom", language="zh-hans", ordering="EDCBA", round=1,
+        provenance=KeyCandidate.Provenance.ENGLISH_KEY, status=KeyCandidate.Status.RETAINED,
+    )  # fmt: skip
+
+    assert result_is_stale(chinese) and not result_is_stale(english)
+    assert [result.pk for result in results_stale_rescore()] == [chinese.pk]
+    chinese.refresh_from_db()
+    assert (
+        chinese_key.pk in chinese.dependencies["keys"] and chinese.summary["key_language"]["D1"]["wisdom"] == "zh-hans"
+    )
+    assert chinese_key.pk not in Result.objects.get(pk=english.pk).dependencies["keys"]
 
 
 def test_an_unusable_answer_to_the_chinese_prompt_is_asked_again_in_chinese(instrument, fake_model, fake_provider):
