@@ -8,6 +8,7 @@ differences are visible, and then says so (`RadarChart.caption`).
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,8 +22,10 @@ RADIUS = 110.0
 # more on screen; the view box is widened to fit the axis labels (`_label_extent`), so none is cut at the edge.
 LABEL_FONT = 22
 RING_FONT = 21
-# The widest a character of the label font can be, as a fraction of the font size (bold sans-serif capitals).
+# The widest a character of the label font can be, as a fraction of the font size: bold sans-serif capitals, and a
+# whole em for a wide (Chinese, Japanese, Korean) character.
 CHAR_WIDTH_EM = 0.7
+WIDE_CHAR_WIDTH_EM = 1.0
 LABEL_GAP = 24.0
 # Ring values sit on the bisector between the first axis and the last, where no marker can be (markers are on the
 # axes), at the far side of the point from both axes.
@@ -81,11 +84,16 @@ class RadarChart:
     ring_font: int = RING_FONT
 
 
+def _text_width_em(text: str) -> float:
+    """A generous width of ``text`` in ems: full-width characters (East Asian width W or F) take a whole em."""
+    return sum(WIDE_CHAR_WIDTH_EM if unicodedata.east_asian_width(char) in "WF" else CHAR_WIDTH_EM for char in text)
+
+
 def _label_extent(labels: Sequence[AxisLabel]) -> tuple[float, float]:
     """The leftmost and rightmost x any axis label can reach, from its anchor and a generous width estimate."""
     left, right = [], []
     for label in labels:
-        extent = len(label.text) * LABEL_FONT * CHAR_WIDTH_EM
+        extent = _text_width_em(label.text) * LABEL_FONT
         start = {"start": label.x, "middle": label.x - extent / 2, "end": label.x - extent}[label.anchor]
         left.append(start)
         right.append(start + extent)
