@@ -28,3 +28,12 @@ def test_statuses_sources_and_languages_read_as_words_in_the_active_language():
     assert page.render({}) == "Finished / Imported run records / 简体中文 / xx / lost"
     with translation.override("zh-hans"):
         assert page.render({}) == "已完成 / 导入的运行记录 / 简体中文 / xx / lost"
+
+
+def test_a_stored_moment_is_written_as_the_active_language_writes_dates():
+    page = engines["django"].from_string("{{ moment|iso_datetime|date|default:'—' }}")
+
+    assert page.render({"moment": "2026-12-04T09:30:00+00:00"}) == "Dec. 4, 2026"
+    assert page.render({"moment": None}) == "—"
+    with translation.override("zh-hans"):
+        assert page.render({"moment": "2026-12-04T09:30:00+00:00"}) == "2026年12月4日"

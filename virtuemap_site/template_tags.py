@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django import template
 from django.template.base import NodeList, Parser, Token
 from django.utils import translation
+from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy
 
@@ -77,6 +80,13 @@ def language_name(code: str) -> str:
         return translation.get_language_info(code)["name_local"]
     except KeyError:
         return code
+
+
+@register.filter
+def iso_datetime(text: str | None) -> datetime | None:
+    """``{{ run.finished_at|iso_datetime|date }}``: a moment stored as ISO 8601 text (a run's record, as the API
+    gives it) as a datetime, so Django's ``date`` filter writes it the way the request's language writes dates."""
+    return parse_datetime(text) if text else None
 
 
 def _choice_label(choices, code: str) -> str:
