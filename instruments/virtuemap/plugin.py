@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db.models import Count
+from django.utils.translation import gettext_noop
 
 from instruments.base import (
     Answer,
@@ -84,7 +85,9 @@ class VirtueMap(Instrument):
         citation=(
             "Tzachristas & Pavlopoulos, 'Aristotelian Virtue Profiling of LLMs through Ethical Dilemmas' (VirtueMap)"
         ),
-        summary="Seven ethical dilemmas, five responses each, ranked; scored against crowd-validated virtue keys.",
+        summary=gettext_noop(
+            "Seven ethical dilemmas, five responses each, ranked; scored against crowd-validated virtue keys."
+        ),
     )
     profile_module = "instruments.virtuemap.profile"
     plan_options = (
