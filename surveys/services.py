@@ -201,9 +201,11 @@ def respondent_consent(
     suspicion: Sequence[str] = (),
     network_bucket: int | None = None,
     language: str | None = None,
+    current_text: ConsentText | None = None,
 ) -> ConsentOutcome:
     """Record consent to the current consent text of `study` in `language` (default: the request's, else English;
-    `selectors.consent_text_current`) and return the respondent with a new token.
+    `selectors.consent_text_current`) and return the respondent with a new token. `current_text` is that text as
+    the caller read it in this request (the consent page does, to show it), which saves reading it again.
 
     Nothing is stored unless `accept` is true, `consent_version` is the current version and the study admits the
     arrival (`study_access_check`). A panel ID is an identifier, not a credential: it is kept only as
@@ -223,7 +225,9 @@ def respondent_consent(
         extra = {"completion_code": completion_code_for(outcome="no_consent")} if arrival else {}
         raise ApplicationError(_("Consent was not given, so nothing was stored."), extra, status=400)
     study_access_check(study=study, arrival=arrival)
-    text = selectors.consent_text_current(study=study, language=language)
+    if current_text is not None and current_text.study != study:
+        raise ValueError(f"the consent text given is {current_text.study!r}'s, not {study!r}'s")
+    text = current_text or selectors.consent_text_current(study=study, language=language)
     if text is None:
         raise ApplicationError(_("The %(study)s study has no consent text yet.") % {"study": study}, {}, status=409)
     if consent_version != text.version:

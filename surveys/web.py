@@ -43,6 +43,7 @@ def consent_from_form(
                 study=text.study,
                 consent_version=text.version,
                 language=text.language,
+                current_text=text,
                 accept=True,
                 panel=form.panel(),
                 suspicion=form.suspicion(),

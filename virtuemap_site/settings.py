@@ -412,6 +412,8 @@ from django.utils.csp import CSP  # noqa: E402
 HTTPS = env.bool("HTTPS", default=not DEBUG)
 SECURE_SSL_REDIRECT = HTTPS
 SESSION_COOKIE_SECURE = HTTPS
+# Django's database sessions, with a change of key (at consent and resume) in three statements instead of six.
+SESSION_ENGINE = "virtuemap_site.sessions"
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
