@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.conf import settings
 
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.services import instrument_load_file
 from surveys.services import consent_text_install_defaults, respondent_consent
+
+# Tests marked `database_independent` (the browser suite, the embedded model's runs) check what the database does not
+# change: CI runs them on its embedded-defaults pass, and its PostgreSQL pass skips them to stay within its time
+# budget. ALL_TESTS_ON_POSTGRESQL=1 runs them there too.
+RUN_EVERYTHING_ON_POSTGRESQL = os.environ.get("ALL_TESTS_ON_POSTGRESQL", "") == "1"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    if RUN_EVERYTHING_ON_POSTGRESQL or settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        return
+    skip = pytest.mark.skip(reason="runs on the embedded-defaults pass (ALL_TESTS_ON_POSTGRESQL=1 to run it here)")
+    for item in items:
+        if item.get_closest_marker("database_independent"):
+            item.add_marker(skip)
 
 
 @pytest.fixture

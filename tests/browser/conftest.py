@@ -28,24 +28,14 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# The browser suite checks what a person sees and does, which the database does not change: CI runs it on the
-# embedded-defaults pass only, and the PostgreSQL pass skips it (BROWSER_TESTS=always runs it there too), which
-# keeps CI's two passes within its time budget.
-RUN_ON_POSTGRESQL = os.environ.get("BROWSER_TESTS", "").lower() == "always"
 
 
 def pytest_collection_modifyitems(config, items):
-    from django.conf import settings
-
-    if RUN_ON_POSTGRESQL or settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        return
-    skip = pytest.mark.skip(
-        reason="browser suite runs on the embedded-defaults pass (BROWSER_TESTS=always to run it here)"
-    )
+    # What a person sees and does in a browser is the same on every database (tests/conftest.py).
     browser_tests = Path(__file__).parent
     for item in items:
         if browser_tests in Path(item.fspath).parents:
-            item.add_marker(skip)
+            item.add_marker(pytest.mark.database_independent)
 
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}

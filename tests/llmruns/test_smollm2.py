@@ -27,7 +27,7 @@ from llmruns.models import Attempt, LLMModel, Result, Run, Trial
 from llmruns.results import result_publish
 from tests.llmruns.runs import suite_start
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.database_independent]
 
 SERVER_START_TIMEOUT = 90.0
 

@@ -13,7 +13,7 @@ from llmruns.engine import run_execute, run_start
 from llmruns.models import Attempt, LLMModel, Result, Run, Trial
 
 # Both parts with the model judging itself take longer than CI's time on two cores: `make test-slow`.
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow, pytest.mark.database_independent]
 
 
 def test_smollm2_takes_both_parts_judged_by_itself(amaeval_instrument):

@@ -10,7 +10,7 @@ from llmruns.engine import run_execute, run_start
 from llmruns.models import LLMModel, Result, Run, Trial
 from llmruns.results import run_summary
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.database_independent]
 
 PLAN = {"sets": ["MFQ_30_compare"], "option_order": "paper", "replicates": 1}
 

@@ -17,7 +17,7 @@ from llmruns.backends import BackendConfig, backend_for
 from llmruns.engine import run_execute, run_start
 from llmruns.models import LLMModel, Run, Trial
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.database_independent]
 
 
 def _local_backend():
