@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,3 +47,43 @@ def upsert(
         row.save(update_fields=list(stale))
         report.count(report.updated, model)
     return row
+
+
+def upsert_rows(
+    model: type[models.Model], report: InstrumentLoadReport, rows: Iterable[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[models.Model]:
+    """`upsert` for many rows of one model in a few statements: the model's rows are read once, the new ones are
+    inserted in bulk, and only the fields that differ are updated. Returns the rows in the order given.
+
+    Meant for an instrument's own tables, which hold its fixture and nothing else (every row is read to match them).
+    Lookups name the same fields in every row; a related row in a lookup matches by its primary key. Rows are created
+    without `save()` signals (bulk insert): use `upsert` for a model whose signals matter.
+    """
+    rows = list(rows)
+    if not rows:
+        return []
+    names = list(rows[0][0])
+    attributes = [model._meta.get_field(name).attname for name in names]
+
+    def key(lookup: dict[str, Any]) -> tuple:
+        return tuple(value.pk if isinstance(value, models.Model) else value for value in (lookup[n] for n in names))
+
+    existing = {tuple(getattr(row, a) for a in attributes): row for row in model.objects.all()}
+    result: list[models.Model | None] = []
+    new: list[models.Model] = []
+    for lookup, values in rows:
+        row = existing.get(key(lookup))
+        if row is None:
+            row = model(**lookup, **values)
+            new.append(row)
+            report.count(report.created, model)
+        else:
+            stale = {name: value for name, value in values.items() if getattr(row, name) != value}
+            if stale:
+                for name, value in stale.items():
+                    setattr(row, name, value)
+                row.save(update_fields=list(stale))
+                report.count(report.updated, model)
+        result.append(row)
+    model.objects.bulk_create(new, batch_size=500)
+    return result

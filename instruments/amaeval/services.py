@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from instruments.amaeval.models import Derivation, Evaluation, Scenario
-from instruments.loading import InstrumentLoadReport, upsert
+from instruments.loading import InstrumentLoadReport, upsert_rows
 from scoring.amaeval import GoldLabelError, task1_gold, task2_gold
 
 AMAEVAL_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "final_dataset.json"
@@ -49,50 +49,59 @@ def amaeval_instrument_load(*, data: dict[str, Any]) -> InstrumentLoadReport:
     """Load the AMAeval dataset (scenarios, task-1 derivations, task-2 evaluations) idempotently.
 
     Rows are matched by natural key (scenario index; scenario × value; scenario × action × value × kind) and only
-    changed fields are written, so a re-run of the same file writes nothing. Raises ValidationError for a malformed
+    changed fields are written, so a re-run of the same file writes nothing; each table is read once and its new rows
+    inserted in bulk (`upsert_rows`). Raises ValidationError for a malformed
     file, with nothing written.
     """
     _dataset_validate(data)
     report = InstrumentLoadReport()
     values = data["moral_values"]
-    for index, item in enumerate(data["data"]):
-        scenario = upsert(
-            Scenario,
-            report,
-            {"index": index},
-            {
-                "text": item["scenario"],
-                "actions": list(item.get("actions") or []),
-                "consequences": list(item.get("consequences") or []),
-            },
-        )
-        for position, (value, precept) in enumerate(zip(values, item["precepts"], strict=True)):
-            upsert(
-                Derivation,
-                report,
-                {"scenario": scenario, "value": value},
+    scenarios = upsert_rows(
+        Scenario,
+        report,
+        (
+            (
+                {"index": index},
                 {
-                    "position": position,
-                    "precept": precept["conclusion"],
-                    "reasoning": precept["reasoning"],
-                    "score": precept["score"],
-                    "additional_score": precept.get("additional_score"),
+                    "text": item["scenario"],
+                    "actions": list(item.get("actions") or []),
+                    "consequences": list(item.get("consequences") or []),
                 },
+            )
+            for index, item in enumerate(data["data"])
+        ),
+    )
+    derivations, evaluations = [], []
+    for scenario, item in zip(scenarios, data["data"], strict=True):
+        for position, (value, precept) in enumerate(zip(values, item["precepts"], strict=True)):
+            derivations.append(
+                (
+                    {"scenario": scenario, "value": value},
+                    {
+                        "position": position,
+                        "precept": precept["conclusion"],
+                        "reasoning": precept["reasoning"],
+                        "score": precept["score"],
+                        "additional_score": precept.get("additional_score"),
+                    },
+                )
             )
         for action, row in enumerate(item.get("evaluations") or []):
             for position, (value, cell) in enumerate(zip(values, row, strict=True)):
                 for kind in KINDS:
-                    upsert(
-                        Evaluation,
-                        report,
-                        {"scenario": scenario, "action": action, "value": value, "kind": kind},
-                        {
-                            "position": position,
-                            "reasoning": cell[kind]["reasoning"],
-                            "score": cell[kind]["score"],
-                            "additional_score": cell[kind].get("additional_score"),
-                        },
+                    evaluations.append(
+                        (
+                            {"scenario": scenario, "action": action, "value": value, "kind": kind},
+                            {
+                                "position": position,
+                                "reasoning": cell[kind]["reasoning"],
+                                "score": cell[kind]["score"],
+                                "additional_score": cell[kind].get("additional_score"),
+                            },
+                        )
                     )
+    upsert_rows(Derivation, report, derivations)
+    upsert_rows(Evaluation, report, evaluations)
     return report
 
 

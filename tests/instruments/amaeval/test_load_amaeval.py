@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from instruments.amaeval import items
 from instruments.amaeval.models import Derivation, Evaluation, Scenario
 from instruments.amaeval.selectors import dataset
-from instruments.amaeval.services import AMAEVAL_FIXTURE
+from instruments.amaeval.services import AMAEVAL_FIXTURE, amaeval_instrument_load
 
 pytestmark = pytest.mark.django_db
 
@@ -31,6 +31,21 @@ def test_the_loaded_items_are_the_files_items_prompts_included(amaeval_instrumen
         assert [items.rating_text(i, fidelity=fidelity) for i in from_database] == [
             items.rating_text(i, fidelity=fidelity) for i in from_file
         ]
+
+
+def test_a_corrected_file_updates_only_the_rows_it_changes(amaeval_instrument):
+    data = json.loads(AMAEVAL_FIXTURE.read_text(encoding="utf-8"))
+    data["data"][3]["precepts"][2]["reasoning"] = "A corrected derivation."
+    data["data"][0]["evaluations"][1][4]["contradicted"]["reasoning"] = "A corrected evaluation."
+    evaluations_before = set(Evaluation.objects.values_list("pk", flat=True))
+
+    report = amaeval_instrument_load(data=data)
+
+    assert (report.created, report.updated) == ({}, {"Derivation": 1, "Evaluation": 1})
+    assert Derivation.objects.get(scenario__index=3, position=2).reasoning == "A corrected derivation."
+    changed = Evaluation.objects.get(scenario__index=0, action=1, position=4, kind="contradicted")
+    assert changed.reasoning == "A corrected evaluation."
+    assert set(Evaluation.objects.values_list("pk", flat=True)) == evaluations_before
 
 
 def test_a_score_off_the_scale_is_refused_and_nothing_is_written(tmp_path):
