@@ -33,8 +33,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from instruments.virtuemap.plugin import VALIDATION
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "virtuemap_site.settings")
@@ -47,6 +45,7 @@ from django.conf import settings  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from instruments.virtuemap.models import KeyCandidate, ValidationResponse  # noqa: E402
+from instruments.virtuemap.plugin import VALIDATION  # noqa: E402
 from instruments.virtuemap.selectors import key_count_drift  # noqa: E402
 from instruments.virtuemap.services import instrument_load_file  # noqa: E402
 from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit  # noqa: E402
