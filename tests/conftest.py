@@ -11,9 +11,9 @@ from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.services import instrument_load_file
 from surveys.services import consent_text_install_defaults, respondent_consent
 
-# Tests marked `database_independent` (the browser suite, the embedded model's runs) check what the database does not
-# change: CI runs them on its embedded-defaults pass, and its PostgreSQL pass skips them to stay within its time
-# budget. ALL_TESTS_ON_POSTGRESQL=1 runs them there too.
+# Tests marked `database_independent` (the browser suite, the embedded model's runs, scoring's pure math) check what
+# the database does not change: CI runs them on its embedded-defaults pass, and its PostgreSQL pass skips them to stay
+# within its time budget. ALL_TESTS_ON_POSTGRESQL=1 runs them there too.
 RUN_EVERYTHING_ON_POSTGRESQL = os.environ.get("ALL_TESTS_ON_POSTGRESQL", "") == "1"
 
 
