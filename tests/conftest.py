@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -11,19 +12,21 @@ from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.services import instrument_load_file
 from surveys.services import consent_text_install_defaults, respondent_consent
 
-# Tests marked `database_independent` (the browser suite, the embedded model's runs, scoring's pure math) check what
-# the database does not change: CI runs them on its embedded-defaults pass, and its PostgreSQL pass skips them to stay
-# within its time budget. ALL_TESTS_ON_POSTGRESQL=1 runs them there too.
+# Tests marked `database_independent` check what the database does not change: the browser suite and scoring's pure
+# math (every test under these directories) and the embedded model's runs (marked in their modules). CI runs them on
+# its embedded-defaults pass, and its PostgreSQL pass skips them to stay within its time budget.
+# ALL_TESTS_ON_POSTGRESQL=1 runs them there too.
+DATABASE_INDEPENDENT_DIRECTORIES = tuple(Path(__file__).resolve().parent / name for name in ("browser", "scoring"))
 RUN_EVERYTHING_ON_POSTGRESQL = os.environ.get("ALL_TESTS_ON_POSTGRESQL", "") == "1"
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    if RUN_EVERYTHING_ON_POSTGRESQL or settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        return
+    on_postgresql = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
     skip = pytest.mark.skip(reason="runs on the embedded-defaults pass (ALL_TESTS_ON_POSTGRESQL=1 to run it here)")
     for item in items:
-        if item.get_closest_marker("database_independent"):
+        if any(directory in Path(item.fspath).parents for directory in DATABASE_INDEPENDENT_DIRECTORIES):
+            item.add_marker(pytest.mark.database_independent)
+        if on_postgresql and not RUN_EVERYTHING_ON_POSTGRESQL and item.get_closest_marker("database_independent"):
             item.add_marker(skip)
 
 

@@ -30,14 +30,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-def pytest_collection_modifyitems(config, items):
-    # What a person sees and does in a browser is the same on every database (tests/conftest.py).
-    browser_tests = Path(__file__).parent
-    for item in items:
-        if browser_tests in Path(item.fspath).parents:
-            item.add_marker(pytest.mark.database_independent)
-
-
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 
