@@ -40,13 +40,18 @@ def upsert(
     if row is None:
         report.count(report.created, model)
         return model.objects.create(**lookup, **values)
+    _update_changed(row, values, report)
+    return row
+
+
+def _update_changed(row: models.Model, values: dict[str, Any], report: InstrumentLoadReport) -> None:
+    """Save only the fields of ``row`` whose value differs from ``values`` (nothing when none does)."""
     stale = {name: value for name, value in values.items() if getattr(row, name) != value}
     if stale:
         for name, value in stale.items():
             setattr(row, name, value)
         row.save(update_fields=list(stale))
-        report.count(report.updated, model)
-    return row
+        report.count(report.updated, type(row))
 
 
 def upsert_rows(
@@ -69,7 +74,7 @@ def upsert_rows(
         return tuple(value.pk if isinstance(value, models.Model) else value for value in (lookup[n] for n in names))
 
     existing = {tuple(getattr(row, a) for a in attributes): row for row in model.objects.all()}
-    result: list[models.Model | None] = []
+    result: list[models.Model] = []
     new: list[models.Model] = []
     for lookup, values in rows:
         row = existing.get(key(lookup))
@@ -78,12 +83,7 @@ def upsert_rows(
             new.append(row)
             report.count(report.created, model)
         else:
-            stale = {name: value for name, value in values.items() if getattr(row, name) != value}
-            if stale:
-                for name, value in stale.items():
-                    setattr(row, name, value)
-                row.save(update_fields=list(stale))
-                report.count(report.updated, model)
+            _update_changed(row, values, report)
         result.append(row)
     model.objects.bulk_create(new, batch_size=500)
     return result
