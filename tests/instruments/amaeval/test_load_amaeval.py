@@ -33,6 +33,15 @@ def test_the_loaded_items_are_the_files_items_prompts_included(amaeval_instrumen
         ]
 
 
+def test_the_dataset_loads_in_a_few_statements_a_table_and_a_rerun_only_reads(db, django_assert_max_num_queries):
+    data = json.loads(AMAEVAL_FIXTURE.read_text(encoding="utf-8"))
+    # Per table a read and its bulk inserts (1,090 evaluations: three of 500), plus the transaction's savepoint.
+    with django_assert_max_num_queries(10):
+        amaeval_instrument_load(data=data)
+    with django_assert_max_num_queries(5):  # three reads
+        assert not amaeval_instrument_load(data=data).changed
+
+
 def test_a_corrected_file_updates_only_the_rows_it_changes(amaeval_instrument):
     data = json.loads(AMAEVAL_FIXTURE.read_text(encoding="utf-8"))
     data["data"][3]["precepts"][2]["reasoning"] = "A corrected derivation."
