@@ -105,6 +105,9 @@ class InstrumentContent:
     def dilemma(self, dilemma_id: str) -> Dilemma | None:
         return next((dilemma for dilemma in self.dilemmas if dilemma.id == dilemma_id), None)
 
+    def virtue(self, virtue_id: str) -> Virtue | None:
+        return next((virtue for virtue in self.virtues if virtue.id == virtue_id), None)
+
     def option_texts(self, dilemma_id: str) -> dict[str, str]:
         """Letter → text of a dilemma's options in the active language's edition ({} for an unknown dilemma)."""
         from instruments.virtuemap.editions import item_text
@@ -250,11 +253,12 @@ def open_candidates_with_load(*, now: datetime, language: str = ENGLISH) -> list
     return list(candidates.annotate(in_flight=_in_flight(now)))
 
 
-def open_candidates_for(*, respondent: Respondent, now: datetime) -> list[KeyCandidate]:
+def open_candidates_for(*, respondent: Respondent, now: datetime) -> list[Any]:
     """The open candidates of the respondent's edition (the language they consented in: they read its texts, so only
-    its keys are theirs to judge) for the dilemma×virtue pairs they have not had, in one query, with their dilemma
-    and virtue, `in_flight` (as `open_candidates_with_load`) and `dilemma_seen`: how many validation items of that
-    dilemma the respondent has had."""
+    its keys are theirs to judge) for the dilemma×virtue pairs they have not had, in one query, as rows (named tuples)
+    of `pk`, `dilemma_id`, `virtue_id`, `ordering`, `n_evaluations`, `in_flight` (as `open_candidates_with_load`)
+    and `dilemma_seen`: how many validation items of that dilemma the respondent has had. Rows rather than
+    models: the next item is chosen from them on every item page, and only these fields decide it."""
     had = Assignment.objects.filter(respondent=respondent, kind=Assignment.Kind.VALIDATION)
     seen = (
         had.filter(dilemma=OuterRef("dilemma")).order_by().values("dilemma").annotate(count=Count("pk")).values("count")
@@ -262,13 +266,25 @@ def open_candidates_for(*, respondent: Respondent, now: datetime) -> list[KeyCan
     return list(
         KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN, language=key_edition(respondent.language))
         .exclude(Exists(had.filter(dilemma=OuterRef("dilemma"), virtue=OuterRef("virtue"))))
-        .select_related("dilemma", "virtue")
         .annotate(in_flight=_in_flight(now), dilemma_seen=Coalesce(Subquery(seen), 0))
+        .values_list(
+            "pk", "dilemma_id", "virtue_id", "ordering", "n_evaluations", "in_flight", "dilemma_seen", named=True
+        )
     )
 
 
-def _in_flight(now: datetime) -> Count:
-    return Count("assignments", filter=Q(assignments__answered_at__isnull=True, assignments__expires_at__gt=now))
+def _in_flight(now: datetime) -> Coalesce:
+    """The candidate's unanswered, unexpired assignments, counted in a subquery that reads only those rows (the
+    index `assignment_in_flight` on candidate, answered_at, expires_at). A join of every assignment with a GROUP BY
+    would read all the assignments the study has ever served on each item page: work that grows without bound."""
+    pending = (
+        Assignment.objects.filter(candidate=OuterRef("pk"), answered_at__isnull=True, expires_at__gt=now)
+        .order_by()
+        .values("candidate")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    return Coalesce(Subquery(pending), 0)
 
 
 def key_counts_from_responses(*, candidate_ids: list[int] | None = None) -> dict[int, tuple[int, int]]:

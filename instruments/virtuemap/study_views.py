@@ -25,7 +25,7 @@ from instruments.virtuemap.validation import (
     attention_check_item_answer,
     edition_of_arrival,
     validation_item_answer,
-    validation_next_assignment,
+    validation_serve,
 )
 from surveys import forms
 from surveys.context_processors import respondent_read
@@ -170,13 +170,14 @@ def _answer_sent(request: HttpRequest, form: RankingForm, *, respondent_id: str)
 
 def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") -> HttpResponse:
     """The respondent's current item (served now if need be); ``refused``: with the errors of the answer sent."""
-    respondent = _session_respondent(request)
-    if respondent is None:
-        return _no_respondent(request)
+    respondent_id = request.session.get(SESSION_KEY)
     try:
-        assignment = validation_next_assignment(respondent=respondent)
-    except Respondent.DoesNotExist:
+        # The respondent is read once, locked, by the service that serves their item.
+        respondent, assignment = validation_serve(respondent_id=respondent_id)
+    except Respondent.DoesNotExist:  # withdrawn
+        respondent_read(request, None)
         return _no_respondent(request)
+    respondent_read(request, respondent)
     if assignment is None:
         if respondent.is_complete:
             return redirect("study-thanks")

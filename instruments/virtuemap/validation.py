@@ -3,6 +3,7 @@ answers exactly once; each answer then goes to the promotion rule (`keys`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Mapping
@@ -163,35 +164,66 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
     preferring dilemmas they have seen least, ties at random. When the respondent has answered every item,
     or nothing is left to serve them, they are marked complete and None is returned.
 
-    The assignment comes with its dilemma, virtue, candidate and (locked, fresh) respondent, and `answered_before`:
-    how many items the respondent had answered. ``respondent.completed_at`` is brought up to date. Raises
-    Respondent.DoesNotExist for a respondent who has withdrawn. Costs three queries at most (four when an
+    ``respondent.completed_at`` is brought up to date; otherwise as `validation_serve`, which a page that has only
+    the respondent's id calls instead.
+    """
+    locked, assignment = validation_serve(respondent_id=respondent.pk, rng=rng)
+    respondent.completed_at = locked.completed_at
+    return assignment
+
+
+def validation_serve(*, respondent_id: Any, rng: random.Random | None = None) -> tuple[Respondent, Assignment | None]:
+    """The validation respondent with this id, locked and fresh, and the item they should answer now
+    (`validation_next_assignment`), from the respondent's id alone: the respondent is read once, by its lock.
+
+    The assignment comes with its candidate, its dilemma and virtue (from `selectors.instrument_content()`, shared:
+    read only), its respondent (the locked one) and `answered_before`: how many items the respondent had answered.
+    Raises Respondent.DoesNotExist for a respondent who has withdrawn. Costs three queries at most (four when an
     expired assignment is served again): the locked respondent with its counts, the pending item or the open
     candidates, and the new assignment.
     """
     with transaction.atomic():
-        locked = _respondent_locked(respondent_pk=respondent.pk)
+        locked = _respondent_locked(respondent_pk=respondent_id)
         assignment = _next_assignment(locked, rng=rng or random.Random())
-    respondent.completed_at = locked.completed_at
     if assignment is not None:
         assignment.answered_before = locked.answered
-    return assignment
+        _attach_content(assignment)
+    return locked, assignment
+
+
+def _attach_content(assignment: Assignment) -> None:
+    """Give the assignment the in-memory dilemma and virtue, so that showing it reads no item text from the
+    database (each carries every edition's translations)."""
+    content = selectors.instrument_content()
+    dilemma = content.dilemma(assignment.dilemma_id)
+    if dilemma is not None:
+        assignment.dilemma = dilemma
+    if assignment.virtue_id is not None and (virtue := content.virtue(assignment.virtue_id)) is not None:
+        assignment.virtue = virtue
 
 
 def _respondent_locked(*, respondent_pk: Any) -> Respondent:
-    """The respondent, locked (which serialises serving and answering their items), with `assigned` and `answered`
-    (their assignments, and those answered) and `pending_id` (their unanswered one, or None) in the same query."""
+    """The validation respondent, locked (which serialises serving and answering their items), with `assigned` and
+    `answered` (their assignments, and those answered) and `pending_id` (their unanswered one, or None) in the same
+    query."""
+    return _respondent_with_counts().get(pk=respondent_pk)
+
+
+@functools.cache
+def _respondent_with_counts() -> models.QuerySet[Respondent]:
+    """The query of `_respondent_locked` without its respondent, built once per process: resolving its three
+    subqueries costs more Python than running the query does, and a queryset is copied, never changed, by `get`."""
     assignments = Assignment.objects.filter(respondent=OuterRef("pk")).order_by().values("respondent")
     count = assignments.annotate(count=models.Count("pk")).values("count")
     pending = Assignment.objects.filter(respondent=OuterRef("pk"), answered_at__isnull=True).order_by("position")
     return (
         Respondent.objects.select_for_update()
+        .filter(study=VALIDATION)
         .annotate(
             assigned=Coalesce(Subquery(count), 0),
             answered=Coalesce(Subquery(count.filter(answered_at__isnull=False)), 0),
             pending_id=Subquery(pending.values("pk")[:1]),
         )
-        .get(pk=respondent_pk)
     )
 
 
@@ -202,7 +234,7 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
     expiry = timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
     assigned = respondent.assigned
     if respondent.pending_id is not None:
-        pending = Assignment.objects.select_related("candidate", "dilemma", "virtue").get(pk=respondent.pending_id)
+        pending = Assignment.objects.select_related("candidate").get(pk=respondent.pending_id)
         pending.respondent = respondent
         if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
             if pending.expires_at <= now:
@@ -238,16 +270,17 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
         respondent=respondent,
         kind=Assignment.Kind.VALIDATION,
         position=position,
-        candidate=candidate,
-        dilemma=candidate.dilemma,
-        virtue=candidate.virtue,
+        candidate_id=candidate.pk,
+        dilemma_id=candidate.dilemma_id,
+        virtue_id=candidate.virtue_id,
         displayed_order=candidate.ordering,
         served_at=now,
         expires_at=now + expiry,
     )
 
 
-def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> KeyCandidate | None:
+def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> Any | None:
+    """The row (`selectors.open_candidates_for`) of the candidate to serve, or None when none is open to them."""
     candidates = selectors.open_candidates_for(respondent=respondent, now=now)
     if not candidates:
         return None
@@ -371,11 +404,17 @@ def validation_item_answer(*, respondent_id: Any, assignment_id: int, answer: It
 
 
 def _assignment_locked(*, respondent_pk: Any, **lookup: Any) -> Assignment | None:
-    """The respondent's validation assignment matching ``lookup``, with its dilemma and virtue, and its respondent,
+    """The respondent's validation assignment matching ``lookup``, with its respondent,
     candidate and own row locked, in that order, by one query; `answered_count` is how many items the respondent
     had answered. Every writer of a respondent's rows locks the respondent first, and the candidate's lock
     serialises N, Y and the decision; PostgreSQL hands back the locked rows as they are once the locks are held,
     so a submission that waited sees what the one before it wrote."""
+    return _validation_assignments_locked().filter(respondent_id=respondent_pk, **lookup).first()
+
+
+@functools.cache
+def _validation_assignments_locked() -> models.QuerySet[Assignment]:
+    """The query of `_assignment_locked` without its lookup, built once per process (as `_respondent_with_counts`)."""
     answered = (
         Assignment.objects.filter(respondent=OuterRef("respondent"), answered_at__isnull=False)
         .order_by()
@@ -384,13 +423,12 @@ def _assignment_locked(*, respondent_pk: Any, **lookup: Any) -> Assignment | Non
         .values("count")
     )
     return (
-        Assignment.objects.select_related("respondent", "candidate", "dilemma", "virtue")
+        Assignment.objects.select_related("respondent", "candidate")
         .select_for_update(of=("respondent", "candidate", "self"))
         # On the candidate's own field, so that it is an inner join: a lock cannot reach across an outer one.
-        .filter(respondent_id=respondent_pk, kind=Assignment.Kind.VALIDATION, candidate__round__gte=0, **lookup)
+        .filter(kind=Assignment.Kind.VALIDATION, candidate__round__gte=0)
         .annotate(answered_count=Coalesce(Subquery(answered), 0))
         .order_by()
-        .first()
     )
 
 
