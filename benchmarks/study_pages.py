@@ -1,0 +1,158 @@
+"""Benchmark: what each page of the validation study costs the server, in one process, against the bare view.
+
+Runs respondents through the study's pages with Django's test client — the whole middleware stack, the views, the
+templates and the database, but no HTTP server and no load generator — as `benchmarks/locustfile.py`'s `Respondent`
+does: the consent page, consent (with the form's CSRF token), every item confirmed, the thank-you page. Rounds of
+journeys alternate with rounds of the bare view (`benchmarks.urls`, full middleware, no database), so that load from
+other processes falls on both alike. Reports, per request kind, the median server time and the statements it ran
+(BEGIN and COMMIT not counted), and the mean time of a respondent request over the bare view's median: the cost per
+page that `benchmarks/load.py` multiplies by gunicorn, PostgreSQL and locust sharing two cores.
+
+It runs on a throwaway database `bench_<NAME>` created and migrated next to the one in DATABASE_URL (PostgreSQL, as
+in production; SQLite works but says so) and drops it afterwards. The attention check is off and the promotion
+threshold out of reach, as in `benchmarks/load.py`.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/virtuemap .venv/bin/python benchmarks/study_pages.py
+        [--journeys 20] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
+os.environ["DJANGO_SETTINGS_MODULE"] = "benchmarks.settings"
+os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-not-for-production")
+os.environ.update(STUDY_ATTENTION_CHECKS="0", KEY_MIN_EVALUATIONS="1000000", STUDY_CONSENT_RATE="off")
+os.environ.update(STUDY_SUBMIT_RATE="off", STUDY_ACCESS="open", DEBUG="false", HTTPS="false")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
+TRANSACTION_CONTROL = re.compile(r"\s*(BEGIN|COMMIT|SAVEPOINT|RELEASE SAVEPOINT)\b", re.I)
+HOST = "127.0.0.1"
+
+
+class Timings:
+    """Server time and statements of each request, by kind."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, list[float]] = defaultdict(list)
+        self.statements: dict[str, list[int]] = defaultdict(list)
+
+    def request(self, kinds: dict[int, str], send: Callable, *args, **kwargs):
+        """Send one request; ``kinds`` names the request kind by the status code it may answer with."""
+        with CaptureQueriesContext(connection) as captured:
+            started = time.perf_counter()
+            response = send(*args, **kwargs)
+            elapsed = time.perf_counter() - started
+        kind = kinds.get(response.status_code)
+        if kind is None:
+            raise RuntimeError(f"{args[0]}: {response.status_code}, expected one of {sorted(kinds)}")
+        self.seconds[kind].append(elapsed)
+        self.statements[kind].append(
+            sum(1 for query in captured.captured_queries if not TRANSACTION_CONTROL.match(query["sql"]))
+        )
+        connection.queries_log.clear()
+        return response
+
+
+def journey(timings: Timings) -> None:
+    """One respondent: consent page, consent, every item confirmed, thank-you page."""
+    client = Client(enforce_csrf_checks=True, HTTP_HOST=HOST)
+    page = timings.request({200: "consent page"}, client.get, "/study/consent/")
+    token = CSRF.search(page.content.decode()).group(1)
+    timings.request({302: "consent"}, client.post, "/study/consent/", {"csrfmiddlewaretoken": token, "agree": "on"})
+    for _ in range(50):  # bounded: the study serves ten items
+        page = timings.request({200: "item page", 302: "item page → thanks"}, client.get, "/study/item/")
+        if page.status_code == 302:
+            break
+        html = page.content.decode()
+        answer = {
+            "csrfmiddlewaretoken": CSRF.search(html).group(1),
+            "assignment": ASSIGNMENT.search(html).group(1),
+            "action": "confirm",
+        }
+        timings.request({302: "item answer"}, client.post, "/study/item/", answer)
+    timings.request({200: "thank-you"}, client.get, "/study/thanks/")
+
+
+def bare(timings: Timings, requests: int) -> None:
+    client = Client(HTTP_HOST=HOST)
+    for _ in range(requests):
+        timings.request({200: "bare view"}, client.get, "/bench/bare/")
+
+
+def prepare() -> None:
+    from django.core.management import call_command
+
+    for command in ("migrate", "load_instrument", "open_validation"):
+        call_command(command, verbosity=0, stdout=io.StringIO())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--journeys", type=int, default=20, help="respondents per round")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    if connection.vendor != "postgresql":
+        print(f"note: running on {connection.vendor}; the figures in docs/performance.md are from PostgreSQL")
+    database = settings.DATABASES["default"]
+    database.setdefault("TEST", {})["NAME"] = f"bench_{Path(str(database['NAME'])).stem}"
+    original = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    timings = Timings()
+    try:
+        prepare()
+        journey(Timings())  # warm: the instrument's text, the keys and the templates in memory
+        for _ in range(args.rounds):
+            for _ in range(args.journeys):
+                journey(timings)
+            bare(timings, 20 * args.journeys)
+    finally:
+        connection.creation.destroy_test_db(original, verbosity=0)
+    report(timings, args)
+    return 0
+
+
+def report(timings: Timings, args: argparse.Namespace) -> None:
+    bare_ms = statistics.median(timings.seconds.pop("bare view")) * 1000
+    timings.statements.pop("bare view")
+    print(
+        f"database: {connection.vendor}; {args.rounds} rounds of {args.journeys} respondents, "
+        "alternating with the bare view; server time per request, medians"
+    )
+    print(f"{'request':<22} {'requests':>8} {'median ms':>10} {'statements':>11}")
+    respondent_seconds: list[float] = []
+    for kind, seconds in timings.seconds.items():
+        respondent_seconds += seconds
+        statements = max(timings.statements[kind])
+        print(f"{kind:<22} {len(seconds):>8} {statistics.median(seconds) * 1000:>10.2f} {statements:>11}")
+    print(f"{'bare view':<22} {'':>8} {bare_ms:>10.2f} {0:>11}")
+    mean_ms = statistics.fmean(respondent_seconds) * 1000
+    print(
+        f"a respondent request costs {mean_ms:.2f} ms on average (all kinds, in the journey's proportions): "
+        f"{mean_ms / bare_ms:.0f}× the bare view"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
