@@ -404,11 +404,11 @@ def validation_item_answer(*, respondent_id: Any, assignment_id: int, answer: It
 
 
 def _assignment_locked(*, respondent_pk: Any, **lookup: Any) -> Assignment | None:
-    """The respondent's validation assignment matching ``lookup``, with its respondent,
-    candidate and own row locked, in that order, by one query; `answered_count` is how many items the respondent
-    had answered. Every writer of a respondent's rows locks the respondent first, and the candidate's lock
-    serialises N, Y and the decision; PostgreSQL hands back the locked rows as they are once the locks are held,
-    so a submission that waited sees what the one before it wrote."""
+    """The respondent's validation assignment matching ``lookup``, with its respondent, candidate and own row locked,
+    in that order, by one query; `answered_count` is how many items the respondent had answered. Every writer of a
+    respondent's rows locks the respondent first, and the candidate's lock serialises N, Y and the decision;
+    PostgreSQL hands back the locked rows as they are once the locks are held, so a submission that waited sees what
+    the one before it wrote. The dilemma and virtue are not read: nothing that stores an answer shows them."""
     return _validation_assignments_locked().filter(respondent_id=respondent_pk, **lookup).first()
 
 
