@@ -13,6 +13,7 @@ from instruments.virtuemap.models import ValidationResponse
 from instruments.virtuemap.validation import validation_open
 from surveys.models import Respondent
 from surveys.services import consent_text_install_defaults
+from tests.browser.conftest import drag_to_top
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,9 +83,7 @@ def test_a_chinese_respondent_profiles_themselves_on_a_phone(page, instrument, s
     chinese_page(page)
     expect(page.get_by_text(item_text(Dilemma.objects.get(pk="D1"), "title", "zh-hans")).first).to_be_visible()
     page.wait_for_selector(".ranking--enhanced")
-    page.locator(".ranking-item").nth(1).locator(".ranking-handle").drag_to(
-        page.locator(".ranking-item").nth(0), target_position={"x": 20, "y": 5}
-    )
+    drag_to_top(page, page.locator(".ranking-item").nth(1).get_attribute("data-letter"))
     screenshot(page, "zh-profile-dilemma")
     page.get_by_role("button", name=zh("Save my ranking")).click()
     for _ in range(6):

@@ -3,32 +3,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import drag_to_top
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ANSWERED = ["D1", "D2", "D4", "D5", "D7"]
-
-
-def drag_to_top(page, letter: str) -> None:
-    """Drag a response by its handle above the first response, the way a person would with a mouse."""
-    handle = page.locator(f'.ranking-item[data-letter="{letter}"] .ranking-handle')
-    first = page.locator(".ranking-item").first
-    # Both ends of the drag must be on screen, also on a phone.
-    first.evaluate("row => row.scrollIntoView({block: 'start'})")
-    start = handle.bounding_box()
-    target = first.bounding_box()
-    x, y = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    # In small steps with pauses, as a hand moves: SortableJS swaps one neighbour at a time and ignores a
-    # neighbour while it is still animating (150 ms), so the pointer lingers over the first response.
-    goal = target["y"] + target["height"] / 3
-    for step in range(1, 31):
-        page.mouse.move(x, y + (goal - y) * step / 30)
-        page.wait_for_timeout(15)
-    for wiggle in (0, 4, -4, 2, 0):
-        page.wait_for_timeout(200)
-        page.mouse.move(x, goal + wiggle)
-    page.mouse.up()
 
 
 def test_a_person_answers_five_dilemmas_by_dragging_skips_two_and_sees_the_results(

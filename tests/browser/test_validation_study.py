@@ -10,6 +10,7 @@ from instruments.virtuemap.models import Assignment, ValidationResponse
 from instruments.virtuemap.validation import validation_open
 from surveys.models import Respondent
 from surveys.services import consent_text_install_defaults
+from tests.browser.conftest import drag_to_top
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,9 +65,7 @@ def test_a_respondent_completes_the_study_in_a_browser_and_withdraws(page, study
     page.get_by_role("button", name="Confirm", exact=True).click()
 
     proposed = ranking_letters(page)
-    page.locator(".ranking-item").nth(1).locator(".ranking-handle").drag_to(
-        page.locator(".ranking-item").nth(0), target_position={"x": 20, "y": 5}
-    )
+    drag_to_top(page, proposed[1])
     dragged = ranking_letters(page)
     assert dragged == proposed[1] + proposed[0] + proposed[2:]
     assert_equal_choice(page, moved=True)
@@ -74,9 +73,8 @@ def test_a_respondent_completes_the_study_in_a_browser_and_withdraws(page, study
     page.get_by_role("button", name="Put the responses back in the proposed order").click()
     assert ranking_letters(page) == proposed
     assert_equal_choice(page, moved=False)
-    page.locator(".ranking-item").nth(1).locator(".ranking-handle").drag_to(
-        page.locator(".ranking-item").nth(0), target_position={"x": 20, "y": 5}
-    )
+    drag_to_top(page, proposed[1])
+    assert ranking_letters(page) == dragged
     screenshot(page, "study-item-moved")
     page.get_by_role("button", name="Submit my correction").click()
 
