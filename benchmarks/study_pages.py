@@ -31,10 +31,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
-os.environ["DJANGO_SETTINGS_MODULE"] = "benchmarks.settings"
-os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-not-for-production")
-os.environ.update(STUDY_ATTENTION_CHECKS="0", KEY_MIN_EVALUATIONS="1000000", STUDY_CONSENT_RATE="off")
-os.environ.update(STUDY_SUBMIT_RATE="off", STUDY_ACCESS="open", DEBUG="false", HTTPS="false")
+
+from benchmarks.serving import site_environment  # noqa: E402
+
+# The settings `benchmarks/load.py` gives gunicorn, in this process.
+os.environ.update(
+    site_environment(
+        os.environ.get("DATABASE_URL", f"sqlite:///{ROOT / 'db.sqlite3'}"),
+        DJANGO_SETTINGS_MODULE="benchmarks.settings",
+        STUDY_ATTENTION_CHECKS="0",
+        KEY_MIN_EVALUATIONS="1000000",
+    )
+)
 
 import django  # noqa: E402
 
