@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 from django.contrib.sessions.models import Session
+from django.db import connection
 from rest_framework.test import APIClient
 
 from instruments.virtuemap.models import Assignment, ValidationResponse
@@ -117,6 +118,19 @@ def test_an_item_served_afresh(consented, costs):
     with costs(transactions=1):
         page = consented.get("/study/item/")
     assert page.status_code == 200 and "Item 1 of" in page.content.decode()
+
+
+@pytest.mark.parametrize("visit", ["served afresh", "shown again"])
+def test_the_item_page_reads_its_respondent_once_by_the_lock_that_serves_the_item(consented, costs, visit):
+    if visit == "shown again":
+        consented.get("/study/item/")
+    with costs(transactions=1, queries=4) as captured:
+        assert consented.get("/study/item/").status_code == 200
+    reads = [
+        query["sql"] for query in captured.captured_queries if re.search(r'FROM "surveys_respondent"', query["sql"])
+    ]
+    assert len(reads) == 1, reads
+    assert "FOR UPDATE" in reads[0] or not connection.features.has_select_for_update
 
 
 def test_an_item_shown_again(consented, costs):
