@@ -23,8 +23,8 @@ from scoring.rankings import OPTIONS, RankingError, ranking_from_positions, vali
 
 class PositionSelect(forms.Select):
     """Django's select, written out directly instead of through the form renderer's templates (one per select and
-    two per option): the same markup, attributes and selection, at a tenth of the cost. Five selects of five options
-    were 40 % of an item page's rendering, which every respondent meets ten times."""
+    two per option): the same markup, attributes and selection (tested against Django's). Through the renderer, an
+    item page's five selects were 40 % of its rendering, and every respondent meets that page ten times."""
 
     def render(self, name: str, value: Any, attrs: dict | None = None, renderer: Any = None) -> str:
         widget = self.get_context(name, value, attrs)["widget"]
