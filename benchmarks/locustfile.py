@@ -14,15 +14,14 @@ stops, so that `load.py` can look each one up in the database.
 from __future__ import annotations
 
 import os
-import re
 
 import gevent
 from locust import constant, events, task
 from locust.contrib.fasthttp import FastHttpUser
 from locust.exception import RescheduleTask
 
-CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
+from benchmarks.study_forms import ASSIGNMENT, CSRF
+
 ACKNOWLEDGED: list[int] = []
 THINK_SECONDS = float(os.environ.get("LOAD_THINK_SECONDS", "0"))
 

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
 
 from benchmarks.serving import site_environment  # noqa: E402
+from benchmarks.study_forms import ASSIGNMENT, CSRF  # noqa: E402
 
 # The settings `benchmarks/load.py` gives gunicorn, in this process.
 os.environ.update(
@@ -53,8 +54,6 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
 TRANSACTION_CONTROL = re.compile(r"\s*(BEGIN|COMMIT|SAVEPOINT|RELEASE SAVEPOINT)\b", re.I)
 HOST = "127.0.0.1"
 

@@ -36,5 +36,4 @@ def test_the_in_flight_count_reads_only_unanswered_assignments_through_their_ind
         rows = open_candidates_for(respondent=respondent, now=timezone.now())
     assert rows and all(row.in_flight == 0 for row in rows)
     plan = query_plan(captured.captured_queries[-1]["sql"])
-    reads = [step for step in plan if "virtuemap_assignment" in step or "assignment_in_flight" in step]
-    assert any("assignment_in_flight (candidate_id=? AND answered_at=?" in step for step in reads), plan
+    assert any("assignment_in_flight (candidate_id=? AND answered_at=?" in step for step in plan), plan
