@@ -5,8 +5,9 @@ templates and the database, but no HTTP server and no load generator — as `ben
 does: the consent page, consent (with the form's CSRF token), every item confirmed, the thank-you page. Rounds of
 journeys alternate with rounds of the bare view (`benchmarks.urls`, full middleware, no database), so that load from
 other processes falls on both alike. Reports, per request kind, the median server time and the statements it ran
-(BEGIN and COMMIT not counted), and the mean time of a respondent request over the bare view's median: the cost per
-page that `benchmarks/load.py` multiplies by gunicorn, PostgreSQL and locust sharing two cores.
+(BEGIN and COMMIT not counted; recording them adds a few microseconds a statement, to every version alike), and the
+mean time of a respondent request over the bare view's median: the cost per page that `benchmarks/load.py`
+multiplies by gunicorn, PostgreSQL and locust sharing two cores.
 
 It runs on a throwaway database `bench_<NAME>` created and migrated next to the one in DATABASE_URL (PostgreSQL, as
 in production; SQLite works but says so) and drops it afterwards. The attention check is off and the promotion
