@@ -35,6 +35,7 @@ from scoring.stats import Quantile
 from scoring.suite import SuiteProfile, suite_profile
 from surveys.models import Respondent
 from virtuemap_site.i18n import supported_language
+from virtuemap_site.prepared_queries import PreparedQuery
 from virtuemap_site.snapshots import CachedSnapshot
 
 COUNTING = Q(counted=True, respondent__flagged=False)
@@ -258,19 +259,32 @@ def open_candidates_for(*, respondent: Respondent, now: datetime) -> list[Any]:
     its keys are theirs to judge) for the dilemma×virtue pairs they have not had, in one query, as rows (named tuples)
     of `pk`, `dilemma_id`, `virtue_id`, `ordering`, `n_evaluations`, `in_flight` (as `open_candidates_with_load`)
     and `dilemma_seen`: how many validation items of that dilemma the respondent has had. Rows rather than
-    models: the next item is chosen from them on every item page, and only these fields decide it."""
+    models, and a query compiled once per process: the next item is chosen from them on every item page, and only
+    these fields decide it."""
+    return _OPEN_CANDIDATES_FOR.run(respondent=respondent.pk, language=key_edition(respondent.language), now=now)
+
+
+def _open_candidates_for(*, respondent: Any, language: str, now: datetime) -> QuerySet:
     had = Assignment.objects.filter(respondent=respondent, kind=Assignment.Kind.VALIDATION)
     seen = (
         had.filter(dilemma=OuterRef("dilemma")).order_by().values("dilemma").annotate(count=Count("pk")).values("count")
     )
-    return list(
-        KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN, language=key_edition(respondent.language))
+    return (
+        KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN, language=language)
         .exclude(Exists(had.filter(dilemma=OuterRef("dilemma"), virtue=OuterRef("virtue"))))
         .annotate(in_flight=_in_flight(now), dilemma_seen=Coalesce(Subquery(seen), 0))
         .values_list(
             "pk", "dilemma_id", "virtue_id", "ordering", "n_evaluations", "in_flight", "dilemma_seen", named=True
         )
     )
+
+
+_OPEN_CANDIDATES_FOR = PreparedQuery(
+    _open_candidates_for,
+    respondent=Respondent._meta.pk,
+    language=KeyCandidate._meta.get_field("language"),
+    now=Assignment._meta.get_field("expires_at"),
+)
 
 
 def _in_flight(now: datetime) -> Coalesce:

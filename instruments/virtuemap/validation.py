@@ -3,7 +3,6 @@ answers exactly once; each answer then goes to the promotion rule (`keys`)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from collections.abc import Mapping
@@ -43,6 +42,7 @@ from surveys.models import Respondent
 from surveys.selectors import consent_text_current
 from surveys.services import respondent_complete
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.prepared_queries import PreparedQuery
 
 
 @dataclass(frozen=True)
@@ -205,26 +205,31 @@ def _attach_content(assignment: Assignment) -> None:
 def _respondent_locked(*, respondent_pk: Any) -> Respondent:
     """The validation respondent, locked (which serialises serving and answering their items), with `assigned` and
     `answered` (their assignments, and those answered) and `pending_id` (their unanswered one, or None) in the same
-    query."""
-    return _respondent_with_counts().get(pk=respondent_pk)
+    query. Raises Respondent.DoesNotExist when there is none (withdrawn)."""
+    found = _RESPONDENT_WITH_COUNTS.run(respondent=respondent_pk)
+    if not found:
+        raise Respondent.DoesNotExist(f"no validation respondent {respondent_pk}")
+    return found[0]
 
 
-@functools.cache
-def _respondent_with_counts() -> models.QuerySet[Respondent]:
-    """The query of `_respondent_locked` without its respondent, built once per process: resolving its three
-    subqueries costs more Python than running the query does, and a queryset is copied, never changed, by `get`."""
+def _respondent_with_counts(respondent: Any) -> models.QuerySet[Respondent]:
+    """The query of `_respondent_locked`, prepared once per process (`_RESPONDENT_WITH_COUNTS`): resolving and
+    compiling its three subqueries cost more Python than running the query does."""
     assignments = Assignment.objects.filter(respondent=OuterRef("pk")).order_by().values("respondent")
     count = assignments.annotate(count=models.Count("pk")).values("count")
     pending = Assignment.objects.filter(respondent=OuterRef("pk"), answered_at__isnull=True).order_by("position")
     return (
         Respondent.objects.select_for_update()
-        .filter(study=VALIDATION)
+        .filter(study=VALIDATION, pk=respondent)
         .annotate(
             assigned=Coalesce(Subquery(count), 0),
             answered=Coalesce(Subquery(count.filter(answered_at__isnull=False)), 0),
             pending_id=Subquery(pending.values("pk")[:1]),
         )
     )
+
+
+_RESPONDENT_WITH_COUNTS = PreparedQuery(_respondent_with_counts, respondent=Respondent._meta.pk)
 
 
 def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignment | None:
@@ -385,7 +390,7 @@ def validation_item_answer(*, respondent_id: Any, assignment_id: int, answer: It
     not choose. Returns None, writing nothing, when the assignment is not the respondent's pending validation item
     (a stale tab, the back button, a withdrawn respondent). Costs four queries, as a submission does.
     """
-    assignment = _assignment_locked(respondent_pk=respondent_id, pk=assignment_id, answered_at__isnull=True)
+    assignment = _assignment_locked(respondent_pk=respondent_id, pending_id=assignment_id)
     if assignment is None:
         return None
     proposed = assignment.candidate.ordering
@@ -403,18 +408,24 @@ def validation_item_answer(*, respondent_id: Any, assignment_id: int, answer: It
     )
 
 
-def _assignment_locked(*, respondent_pk: Any, **lookup: Any) -> Assignment | None:
-    """The respondent's validation assignment matching ``lookup``, with its respondent, candidate and own row locked,
-    in that order, by one query; `answered_count` is how many items the respondent had answered. Every writer of a
-    respondent's rows locks the respondent first, and the candidate's lock serialises N, Y and the decision;
-    PostgreSQL hands back the locked rows as they are once the locks are held, so a submission that waited sees what
-    the one before it wrote. The dilemma and virtue are not read: nothing that stores an answer shows them."""
-    return _validation_assignments_locked().filter(respondent_id=respondent_pk, **lookup).first()
+def _assignment_locked(
+    *, respondent_pk: Any, pending_id: int | None = None, candidate_id: int | None = None
+) -> Assignment | None:
+    """The respondent's validation assignment, by its id while unanswered (``pending_id``: the item page's answer)
+    or by its candidate (the study API's), with its respondent, candidate and own row locked, in that order, by one
+    query; `answered_count` is how many items the respondent had answered. Every writer of a respondent's rows locks
+    the respondent first, and the candidate's lock serialises N, Y and the decision; PostgreSQL hands back the locked
+    rows as they are once the locks are held, so a submission that waited sees what the one before it wrote. The
+    dilemma and virtue are not read: nothing that stores an answer shows them."""
+    if pending_id is not None:
+        found = _PENDING_ASSIGNMENT_LOCKED.run(respondent=respondent_pk, assignment=pending_id)
+    else:
+        found = _CANDIDATE_ASSIGNMENT_LOCKED.run(respondent=respondent_pk, candidate=candidate_id)
+    return found[0] if found else None
 
 
-@functools.cache
-def _validation_assignments_locked() -> models.QuerySet[Assignment]:
-    """The query of `_assignment_locked` without its lookup, built once per process (as `_respondent_with_counts`)."""
+def _validation_assignment_locked(respondent: Any, **lookup: Any) -> models.QuerySet[Assignment]:
+    """The query of `_assignment_locked`, prepared once per process for each of its two lookups."""
     answered = (
         Assignment.objects.filter(respondent=OuterRef("respondent"), answered_at__isnull=False)
         .order_by()
@@ -426,10 +437,22 @@ def _validation_assignments_locked() -> models.QuerySet[Assignment]:
         Assignment.objects.select_related("respondent", "candidate")
         .select_for_update(of=("respondent", "candidate", "self"))
         # On the candidate's own field, so that it is an inner join: a lock cannot reach across an outer one.
-        .filter(kind=Assignment.Kind.VALIDATION, candidate__round__gte=0)
+        .filter(kind=Assignment.Kind.VALIDATION, candidate__round__gte=0, respondent_id=respondent, **lookup)
         .annotate(answered_count=Coalesce(Subquery(answered), 0))
-        .order_by()
+        .order_by("pk")[:1]
     )
+
+
+_PENDING_ASSIGNMENT_LOCKED = PreparedQuery(
+    lambda respondent, assignment: _validation_assignment_locked(respondent, pk=assignment, answered_at__isnull=True),
+    respondent=Respondent._meta.pk,
+    assignment=Assignment._meta.pk,
+)
+_CANDIDATE_ASSIGNMENT_LOCKED = PreparedQuery(
+    lambda respondent, candidate: _validation_assignment_locked(respondent, candidate_id=candidate),
+    respondent=Respondent._meta.pk,
+    candidate=KeyCandidate._meta.pk,
+)
 
 
 def _response_record(assignment: Assignment, *, final: str, time_on_item_ms: int | None, presentation: str):

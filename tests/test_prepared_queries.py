@@ -1,0 +1,125 @@
+"""A prepared query gives what its queryset gives, for every value of its parameters, from SQL compiled once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection, transaction
+from django.db.models import Count
+from django.db.transaction import TransactionManagementError
+from django.utils import timezone
+
+from instruments.virtuemap.models import Assignment, KeyCandidate
+from instruments.virtuemap.plugin import VALIDATION
+from instruments.virtuemap.validation import validation_next_assignment, validation_open
+from surveys.models import Respondent
+from surveys.services import respondent_consent
+from virtuemap_site.prepared_queries import PreparedQuery
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def served(instrument, consent_texts, settings):
+    """Three respondents, served one, two and three items of the study."""
+    settings.STUDY_ATTENTION_CHECKS = 0
+    validation_open()
+    respondents = []
+    for items in (1, 2, 3):
+        respondent = respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
+        for _ in range(items):
+            assignment = validation_next_assignment(respondent=respondent)
+            Assignment.objects.filter(pk=assignment.pk).update(answered_at=timezone.now())
+        respondents.append(respondent)
+    return respondents
+
+
+def assignments_of(respondent, served_before):
+    return (
+        Assignment.objects.select_related("respondent", "candidate")
+        .filter(respondent=respondent, served_at__lt=served_before)
+        .annotate(responses=Count("candidate__responses"))
+        .order_by("position")
+    )
+
+
+ASSIGNMENTS_OF = PreparedQuery(
+    assignments_of, respondent=Respondent._meta.pk, served_before=Assignment._meta.get_field("served_at")
+)
+
+
+def test_instances_with_related_objects_and_annotations_match_the_queryset_for_each_value(served):
+    later = timezone.now() + timedelta(minutes=1)
+    for respondent in served + served:  # the second pass runs the compiled SQL with values seen before
+        prepared = ASSIGNMENTS_OF.run(respondent=respondent.pk, served_before=later)
+        expected = list(assignments_of(respondent.pk, later))
+        assert [a.pk for a in prepared] == [a.pk for a in expected] and len(prepared) == served.index(respondent) + 1
+        for mine, theirs in zip(prepared, expected, strict=True):
+            assert (
+                mine.respondent.pk == respondent.pk and mine.respondent.consented_at == theirs.respondent.consented_at
+            )
+            assert mine.candidate.ordering == theirs.candidate.ordering
+            assert mine.served_at == theirs.served_at and mine.responses == theirs.responses == 0
+    # A datetime parameter: nothing was served before the first respondent consented.
+    assert ASSIGNMENTS_OF.run(respondent=served[2].pk, served_before=served[0].consented_at) == []
+
+
+def test_named_rows_of_open_candidates_match_the_values_list(served):
+    def build(language):
+        return (
+            KeyCandidate.objects.filter(language=language)
+            .order_by("-pk")
+            .values_list("pk", "dilemma_id", "n_evaluations", named=True)
+        )
+
+    query = PreparedQuery(build, language=KeyCandidate._meta.get_field("language"))
+    rows = query.run(language="en")
+    assert rows == list(build("en")) and len(rows) == KeyCandidate.objects.filter(language="en").count() > 0
+    assert rows[0].dilemma_id == build("en")[0].dilemma_id
+    assert query.run(language="zh-hans") == list(build("zh-hans"))
+
+
+def test_it_compiles_once_per_process():
+    calls = []
+
+    def build(language):
+        calls.append(language)
+        return KeyCandidate.objects.filter(language=language).values_list("pk", named=True)
+
+    query = PreparedQuery(build, language=KeyCandidate._meta.get_field("language"))
+    for language in ("en", "zh-hans", "en"):
+        query.run(language=language)
+    assert len(calls) == 1
+
+
+def test_a_parameter_that_does_not_reach_the_query_as_a_parameter_is_refused():
+    ignored = PreparedQuery(
+        lambda language: KeyCandidate.objects.values_list("pk", named=True),
+        language=KeyCandidate._meta.get_field("language"),
+    )
+    with pytest.raises(ImproperlyConfigured, match="language"):
+        ignored.run(language="en")
+
+
+def test_the_values_must_be_the_parameters():
+    query = PreparedQuery(
+        lambda language: KeyCandidate.objects.filter(language=language).values_list("pk", named=True),
+        language=KeyCandidate._meta.get_field("language"),
+    )
+    with pytest.raises(TypeError, match="language"):
+        query.run(lang="en")
+
+
+@pytest.mark.django_db(transaction=True)  # outside the test's own transaction
+@pytest.mark.skipif(not connection.features.has_select_for_update, reason="the database has no row locks")
+def test_a_locking_query_runs_only_in_a_transaction(served):
+    locked = PreparedQuery(
+        lambda respondent: Respondent.objects.select_for_update().filter(pk=respondent),
+        respondent=Respondent._meta.pk,
+    )
+    with transaction.atomic():
+        assert [r.pk for r in locked.run(respondent=served[0].pk)] == [served[0].pk]
+    with pytest.raises(TransactionManagementError):
+        locked.run(respondent=served[0].pk)

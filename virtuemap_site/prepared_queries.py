@@ -1,0 +1,113 @@
+"""Hot queries compiled to SQL once per process and database, then run with new values.
+
+Building a queryset and compiling it to SQL costs Django more Python than the database takes to run the statement:
+the item page's candidate query spent 2 of its 3 ms there (`benchmarks/study_pages.py`). A `PreparedQuery` keeps the
+queryset as the statement's only definition. The first time it runs on a database it builds the queryset with a
+marker value for each parameter and compiles it; afterwards it sends the same SQL with each parameter's value, made
+ready for the database by its model field as the ORM would, in the places where the markers were.
+
+    candidates = PreparedQuery(
+        lambda language: KeyCandidate.objects.filter(language=language).values_list("pk", named=True),
+        language=KeyCandidate._meta.get_field("language"),
+    )
+    candidates.run(language="en")  # the named rows, as list(queryset) would give them
+
+Only what a parameter's marker reaches is a parameter: everything else in the queryset is fixed when it is compiled.
+Compiling refuses a queryset where a marker does not come out as a parameter of its own (a value written into the
+SQL, say), so a prepared query never runs with a stale value.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Field, QuerySet
+from django.db.models import fields as model_fields
+from django.db.transaction import TransactionManagementError
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    queryset: QuerySet  # built with the markers
+    compiler: Any  # compiled once: its select, klass_info and converters serve every run
+    sql: str
+    params: tuple[Any, ...]
+    slots: tuple[tuple[int, str], ...]  # (position in params, parameter name)
+
+
+class PreparedQuery:
+    """A queryset, built by ``build(**parameters)``, compiled once per process and run with new values by `run`.
+
+    ``parameters`` names each parameter's model field: it turns a value into what the database is sent (a UUID into
+    text on SQLite, an aware datetime into UTC), as the ORM does for a lookup on that field.
+    """
+
+    def __init__(self, build: Callable[..., QuerySet], *, using: str = DEFAULT_DB_ALIAS, **parameters: Field) -> None:
+        self.build = build
+        self.using = using
+        self.parameters = parameters
+        self._compiled: _Compiled | None = None
+
+    def run(self, **values: Any) -> list[Any]:
+        """What ``list(build(**values))`` would give (model instances with their related objects and annotations,
+        or a values_list's rows), from the SQL compiled once: Django's own iterable reads the rows, through a copy
+        of the first compiler that answers with that SQL and these values."""
+        if set(values) != set(self.parameters):
+            raise TypeError(f"expected the parameters {sorted(self.parameters)}, got {sorted(values)}")
+        connection = connections[self.using]
+        compiled = self._compiled or self._compile(connection)
+        locks = compiled.queryset.query.select_for_update and connection.features.has_select_for_update
+        if locks and connection.get_autocommit():
+            # The ORM's own guard: a lock outside a transaction would be released at once.
+            raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
+        params = list(compiled.params)
+        for position, name in compiled.slots:
+            params[position] = self.parameters[name].get_db_prep_value(values[name], connection)
+        compiler = copy.copy(compiled.compiler)
+        compiler.connection = connection  # this thread's: a connection serves only the thread that opened it
+        compiler.as_sql = lambda *args, **kwargs: (compiled.sql, tuple(params))
+        queryset = compiled.queryset._chain()
+        queryset.query.get_compiler = lambda *args, **kwargs: compiler
+        return list(queryset)
+
+    def _compile(self, connection: Any) -> _Compiled:
+        markers = {name: _marker(field) for name, field in self.parameters.items()}
+        queryset = self.build(**markers).using(self.using)
+        compiler = queryset.query.get_compiler(using=self.using)
+        sql, params = compiler.as_sql()  # a locking query is compiled in the caller's transaction, as the ORM asks
+        prepared = {name: field.get_db_prep_value(markers[name], connection) for name, field in self.parameters.items()}
+        slots = tuple(
+            (position, name)
+            for position, param in enumerate(params)
+            for name, marker in prepared.items()
+            if type(param) is type(marker) and param == marker
+        )
+        missing = set(markers) - {name for _, name in slots}
+        if missing:
+            raise ImproperlyConfigured(f"parameters {sorted(missing)} do not reach the query as parameters")
+        self._compiled = _Compiled(queryset=queryset, compiler=compiler, sql=sql, params=tuple(params), slots=slots)
+        return self._compiled
+
+
+def _marker(field: Field) -> Any:
+    """A value of the field's type that no query holds by chance."""
+    if isinstance(field, model_fields.UUIDField):
+        return uuid.uuid4()
+    if isinstance(field, model_fields.DateTimeField):
+        return datetime(1901, 1, 1, microsecond=secrets.randbelow(10**6), tzinfo=UTC).replace(
+            second=secrets.randbelow(60), minute=secrets.randbelow(60)
+        )
+    if isinstance(field, model_fields.IntegerField):
+        # Within every integer column's range: the ORM turns a lookup out of range into no query at all.
+        return 10**9 + secrets.randbelow(10**9)
+    if isinstance(field, model_fields.CharField):
+        return f"prepared-query-marker-{secrets.token_hex(8)}"
+    raise ImproperlyConfigured(f"no marker for a {type(field).__name__} parameter")
