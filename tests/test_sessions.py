@@ -1,10 +1,13 @@
-"""The session store (`virtuemap_site.sessions`): a change of key keeps the data, takes a key nobody held, drops the
-old row and writes the new one once."""
+"""The session store (`virtuemap_site.sessions`): a session is read by its key until it expires; a change of key
+keeps the data, takes a key nobody held, drops the old row and writes the new one once."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.sessions.models import Session
+from django.utils import timezone
 
 from virtuemap_site.sessions import SessionStore
 
@@ -51,3 +54,16 @@ def test_a_browser_without_a_session_gets_one_at_the_change_of_key():
 
     assert SessionStore(session.session_key)["validation_respondent"] == "r-2"
     assert Session.objects.count() == 1
+
+
+def test_a_session_is_read_by_its_key_while_it_has_not_expired(django_assert_num_queries):
+    first, second = _saved({"validation_respondent": "r-3"}), _saved({"validation_respondent": "r-4"})
+    with django_assert_num_queries(1):
+        assert SessionStore(second.session_key)["validation_respondent"] == "r-4"
+    assert SessionStore(first.session_key)["validation_respondent"] == "r-3"
+
+    Session.objects.filter(session_key=first.session_key).update(expire_date=timezone.now() - timedelta(seconds=1))
+    expired = SessionStore(first.session_key)
+    assert dict(expired.items()) == {} and expired.session_key is None  # a new key is drawn if it is saved
+    unknown = SessionStore("x" * 32)
+    assert dict(unknown.items()) == {} and unknown.session_key is None

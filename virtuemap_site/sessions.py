@@ -1,4 +1,8 @@
-"""Django's database session, with a change of key that costs three statements instead of six.
+"""Django's database session, read by a query compiled once, with a change of key that costs three statements
+instead of six.
+
+Every request that carries a session reads it: the query is a `PreparedQuery` (virtuemap_site/prepared_queries.py),
+so it is built and compiled once per process rather than on each request.
 
 A respondent's session gets a new key when they consent or resume with a participant reference (against session
 fixation: a key planted before consent never holds a respondent). Django's ``cycle_key`` on the database backend
@@ -14,11 +18,29 @@ from __future__ import annotations
 
 from django.contrib.sessions.backends.base import VALID_KEY_CHARS
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
+from django.contrib.sessions.models import Session
+from django.utils import timezone
 from django.utils.crypto import get_random_string
+
+from virtuemap_site.prepared_queries import PreparedQuery
+
+_CURRENT_SESSION = PreparedQuery(
+    lambda key, now: Session.objects.filter(session_key=key, expire_date__gt=now),
+    key=Session._meta.get_field("session_key"),
+    now=Session._meta.get_field("expire_date"),
+)
 
 
 class SessionStore(DatabaseSessionStore):
     _insert_on_save = False
+
+    def _get_session_from_db(self) -> Session | None:
+        # As Django's: the unexpired session with this key, else None and no key (a new one is drawn on save).
+        found = _CURRENT_SESSION.run(key=self.session_key, now=timezone.now())
+        if not found:
+            self._session_key = None
+            return None
+        return found[0]
 
     def cycle_key(self) -> None:
         data = self._session  # the old session's contents (read once, as Django does)
