@@ -96,6 +96,13 @@ def _choice_label(choices, code: str) -> str:
         return code
 
 
+@register.simple_tag
+def ranking(form: object, legend: str, intro: str = "") -> str:
+    """``{% ranking form legend intro %}``: the ranking component of a RankingForm (`RankingForm.component_html`,
+    which renders components/ranking.html, once per process for a form not yet answered)."""
+    return form.component_html(legend=legend, intro=intro)
+
+
 @register.inclusion_tag("virtuemap/_edition_notice.html")
 def edition_notice() -> dict[str, object]:
     """``{% edition_notice %}``: on a page showing VirtueMap's items in a translated edition, that the translation is

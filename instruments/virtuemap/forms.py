@@ -3,16 +3,18 @@ entered by hand in admin."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.forms.utils import flatatt
-from django.utils.html import format_html, format_html_join
+from django.template.loader import render_to_string
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from instruments.virtuemap.models import VirtueMapProfile
 from instruments.virtuemap.plugin import VirtueMap
@@ -105,6 +107,33 @@ class RankingForm(forms.Form):
             RankingItem(letter=letter, text=self.option_texts.get(letter, ""), field=self.position_field(letter))
             for letter in self.initial_ranking
         ]
+
+    def component_html(self, *, legend: str, intro: str = "") -> str:
+        """The ranking component (`RANKING_TEMPLATE`) showing this form under ``legend`` (and ``intro``).
+
+        A form not yet answered shows the same to everyone who is given these responses in this order, language and
+        legend, so its HTML is rendered once per process and kept (`_unanswered_component`): the component was half
+        of an item page's rendering. A submitted form, with its positions and errors, is rendered each time.
+        """
+        if self.is_bound:
+            return render_to_string(RANKING_TEMPLATE, {"form": self, "legend": legend, "intro": intro})
+        texts = tuple(self.option_texts.items())
+        # As HTML, so that the key is what the page shows: a legend already escaped by the template stays as it is.
+        legend, intro = conditional_escape(legend), conditional_escape(intro)
+        return _unanswered_component(get_language(), self.prefix, self.initial_order, texts, legend, intro)
+
+
+RANKING_TEMPLATE = "components/ranking.html"
+
+
+@functools.lru_cache(maxsize=512)
+def _unanswered_component(
+    language: str, prefix: str | None, order: str, texts: tuple[tuple[str, str], ...], legend: str, intro: str
+) -> str:
+    """`RankingForm.component_html` of an unanswered form, from everything that decides it (the language is the
+    active one, which the template translates into). Bounded: 512 components of about 5 KB."""
+    form = RankingForm(initial_ranking=list(order), option_texts=dict(texts), prefix=prefix)
+    return render_to_string(RANKING_TEMPLATE, {"form": form, "legend": legend, "intro": intro})
 
 
 class ModelProfileFormBase(forms.ModelForm):

@@ -5,6 +5,9 @@ import re
 import pytest
 from django import forms
 from django.template.loader import render_to_string
+from django.test.signals import template_rendered
+from django.utils import translation
+from django.utils.html import conditional_escape
 
 from instruments.virtuemap.forms import RankingForm
 
@@ -64,3 +67,57 @@ def test_a_position_in_error_is_described_by_its_message_on_the_page():
     described_by = re.search(r'aria-describedby="([^"]+)"', select).group(1)
     assert 'aria-invalid="true"' in select
     assert re.search(rf'<span class="field-error" id="{described_by}">[^<]+</span>', html)
+
+
+TEXTS = {"A": "Tell the truth", "B": "Say nothing", "C": "Ask a friend", "D": "Wait & see", "E": "Leave"}
+
+
+def test_an_unanswered_ranking_is_rendered_once_and_shows_what_its_template_shows():
+    form = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item")
+    rendered = []
+
+    def record(sender, template, **kwargs):
+        rendered.append(template.name)
+
+    template_rendered.connect(record)
+    try:
+        first = form.component_html(legend="Proposed order", intro="Is this right?")
+        again = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item").component_html(
+            legend="Proposed order", intro="Is this right?"
+        )
+    finally:
+        template_rendered.disconnect(record)
+    assert (
+        first
+        == again
+        == render_to_string(
+            "components/ranking.html", {"form": form, "legend": "Proposed order", "intro": "Is this right?"}
+        )
+    )
+    assert rendered.count("components/ranking.html") <= 1  # the first render, unless an earlier test kept it
+    assert "Wait &amp; see" in first and 'data-initial-order="CBDAE"' in first
+
+
+def test_what_decides_an_unanswered_ranking_decides_its_html():
+    def html(order="CBDAE", texts=TEXTS, legend="Order", language="en"):
+        with translation.override(language):
+            form = RankingForm(initial_ranking=list(order), option_texts=texts, prefix="item")
+            return form.component_html(legend=legend)
+
+    base = html()
+    assert html("ABCDE") != base and 'data-initial-order="ABCDE"' in html("ABCDE")
+    assert "Stay" in html(texts={**TEXTS, "E": "Stay"})
+    assert ">Another order</legend>" in html(legend="Another order")
+    assert html(language="zh-hans") != base
+    # A legend the template has already escaped is shown as it is, never escaped twice.
+    assert ">Fish &amp; chips</legend>" in html(legend=conditional_escape("Fish & chips"))
+    assert ">Fish &amp; chips</legend>" in html(legend="Fish & chips")
+
+
+def test_a_submitted_ranking_is_rendered_with_its_positions_and_errors():
+    sent = {f"item-{name}": value for name, value in positions(A=1, B=1, C=3, D=4, E=5).items()}
+    form = RankingForm(sent, option_texts=TEXTS, prefix="item")
+    assert not form.is_valid()
+    html = form.component_html(legend="Order")
+    assert "both at position 1" in html
+    assert re.search(r'<select name="item-position_B"[^>]*>.*?<option value="1" selected>', html, re.S)
