@@ -16,8 +16,9 @@ Reported:
   that inserts the same response rows one by one without assignment and promotion, in the same run
   (median of `--repeats`); the ratio is printed.
 
-It runs on a throwaway database `bench_<NAME>` created and migrated next to the one in DATABASE_URL
-(PostgreSQL, as in production; SQLite works but says so) and drops it afterwards.
+It runs with the production settings `benchmarks/load.py` gives gunicorn (`serving.site_environment`: DEBUG off, so
+no statement is logged in memory), on a throwaway database `bench_<NAME>` created and migrated next to the one in
+DATABASE_URL (PostgreSQL, as in production; SQLite works but says so), and drops it afterwards.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/virtuemap .venv/bin/python benchmarks/validation.py
 """
@@ -35,7 +36,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "virtuemap_site.settings")
+
+from benchmarks.serving import site_environment  # noqa: E402
+
+# The production settings the other benchmarks serve with (DEBUG off: no statement is logged in memory).
+DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{ROOT / 'db.sqlite3'}")
+os.environ.update(site_environment(DATABASE_URL, DJANGO_SETTINGS_MODULE="virtuemap_site.settings"))
 
 import django  # noqa: E402
 

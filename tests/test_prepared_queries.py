@@ -103,6 +103,19 @@ def test_a_parameter_that_does_not_reach_the_query_as_a_parameter_is_refused():
         ignored.run(language="en")
 
 
+def test_a_parameter_written_into_the_sql_is_refused():
+    written = PreparedQuery(
+        lambda language: (
+            KeyCandidate.objects.filter(language=language)
+            .extra(where=[f"'{language}' <> ''"])  # the value written into the SQL: the case under test
+            .values_list("pk", named=True)
+        ),
+        language=KeyCandidate._meta.get_field("language"),
+    )
+    with pytest.raises(ImproperlyConfigured, match="language"):
+        written.run(language="en")
+
+
 def test_the_values_must_be_the_parameters():
     query = PreparedQuery(
         lambda language: KeyCandidate.objects.filter(language=language).values_list("pk", named=True),

@@ -13,8 +13,8 @@ ready for the database by its model field as the ORM would, in the places where 
     candidates.run(language="en")  # the named rows, as list(queryset) would give them
 
 Only what a parameter's marker reaches is a parameter: everything else in the queryset is fixed when it is compiled.
-Compiling refuses a queryset where a marker does not come out as a parameter of its own (a value written into the
-SQL, say), so a prepared query never runs with a stale value.
+Compiling refuses a queryset where a marker does not come out as a parameter, or comes out written into the SQL
+too, so a prepared query never runs with a stale value.
 """
 
 from __future__ import annotations
@@ -91,8 +91,10 @@ class PreparedQuery:
             if type(param) is type(marker) and param == marker
         )
         missing = set(markers) - {name for _, name in slots}
-        if missing:
-            raise ImproperlyConfigured(f"parameters {sorted(missing)} do not reach the query as parameters")
+        inlined = {name for name, marker in prepared.items() if str(marker) in sql}
+        if missing or inlined:
+            names = sorted(missing | inlined)
+            raise ImproperlyConfigured(f"parameters {names} do not reach the query as parameters only")
         self._compiled = _Compiled(queryset=queryset, compiler=compiler, sql=sql, params=tuple(params), slots=slots)
         return self._compiled
 
