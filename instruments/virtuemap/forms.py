@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.forms.utils import flatatt
 from django.template.loader import render_to_string
 from django.utils.html import conditional_escape, format_html, format_html_join
@@ -113,9 +114,10 @@ class RankingForm(forms.Form):
 
         A form not yet answered shows the same to everyone who is given these responses in this order, language and
         legend, so its HTML is rendered once per process and kept (`_unanswered_component`): the component was half
-        of an item page's rendering. A submitted form, with its positions and errors, is rendered each time.
+        of an item page's rendering. A submitted form, with its positions and errors, is rendered each time, and so
+        is every form while DEBUG is on, when the template may be edited under the running server.
         """
-        if self.is_bound:
+        if self.is_bound or settings.DEBUG:
             return render_to_string(RANKING_TEMPLATE, {"form": self, "legend": legend, "intro": intro})
         texts = tuple(self.option_texts.items())
         # As HTML, so that the key is what the page shows: a legend already escaped by the template stays as it is.

@@ -98,6 +98,22 @@ def test_an_unanswered_ranking_is_rendered_once_and_shows_what_its_template_show
     assert "Wait &amp; see" in first and 'data-initial-order="CBDAE"' in first
 
 
+def test_while_debug_is_on_the_template_is_rendered_every_time(settings):
+    settings.DEBUG = True  # `make run`: ranking.html may be edited under the running server
+    rendered = []
+
+    def record(sender, template, **kwargs):
+        rendered.append(template.name)
+
+    template_rendered.connect(record)
+    try:
+        for _ in range(2):
+            RankingForm(initial_ranking=list("EDCBA"), option_texts=TEXTS).component_html(legend="Debug")
+    finally:
+        template_rendered.disconnect(record)
+    assert rendered.count("components/ranking.html") == 2
+
+
 def test_what_decides_an_unanswered_ranking_decides_its_html():
     def html(order="CBDAE", texts=TEXTS, legend="Order", language="en"):
         with translation.override(language):
