@@ -136,3 +136,36 @@ def test_a_locking_query_runs_only_in_a_transaction(served):
         assert [r.pk for r in locked.run(respondent=served[0].pk)] == [served[0].pk]
     with pytest.raises(TransactionManagementError):
         locked.run(respondent=served[0].pk)
+
+
+def test_the_site_s_prepared_queries_give_what_their_querysets_give(served):
+    """The study's own prepared statements, against the querysets they are compiled from, for each respondent."""
+    from instruments.virtuemap import selectors, validation
+
+    now = timezone.now()
+    for respondent in served:
+        assert selectors.open_candidates_for(respondent=respondent, now=now) == list(
+            selectors._open_candidates_for(respondent=respondent.pk, language="en", now=now)
+        )
+        with transaction.atomic():
+            prepared = validation._respondent_locked(respondent_pk=respondent.pk)
+            expected = validation._respondent_with_counts(respondent.pk).get()
+        assert (prepared.pk, prepared.assigned, prepared.answered, prepared.pending_id) == (
+            expected.pk,
+            expected.assigned,
+            expected.answered,
+            expected.pending_id,
+        )
+        assignment = Assignment.objects.filter(respondent=respondent).latest("position")
+        with transaction.atomic():
+            by_candidate = validation._assignment_locked(
+                respondent_pk=respondent.pk, candidate_id=assignment.candidate_id
+            )
+        assert (by_candidate.pk, by_candidate.answered_count) == (assignment.pk, served.index(respondent) + 1)
+        assert by_candidate.candidate.ordering == assignment.candidate.ordering
+    answered = Assignment.objects.filter(respondent=served[0]).latest("position")
+    pending = validation_next_assignment(respondent=served[0])
+    with transaction.atomic():
+        assert validation._assignment_locked(respondent_pk=served[0].pk, pending_id=answered.pk) is None
+        found = validation._assignment_locked(respondent_pk=served[0].pk, pending_id=pending.pk)
+    assert (found.pk, found.respondent.pk, found.answered_count) == (pending.pk, served[0].pk, 1)
