@@ -2,7 +2,9 @@
 
 Shared by `benchmarks/api.py`, `benchmarks/load.py`, `benchmarks/dos.py` and the fault tests
 (`tests/test_database_outage.py`, `tests/test_cache_outage.py`), so that
-each starts gunicorn, waits for it and stops it the same way. Everything listens on 127.0.0.1 only.
+each starts gunicorn, waits for it and stops it the same way. Everything listens on 127.0.0.1 only. The benchmarks
+that run the site in their own process (`study_pages.py`, `validation.py`, `hot_queries.py`) take its settings from
+`in_process_site` and their database from `throwaway_database`.
 """
 
 from __future__ import annotations
@@ -54,6 +56,38 @@ def site_environment(database_url: str, **overrides: str) -> dict[str, str]:
         "PYTHONPATH": str(ROOT),
         **overrides,
     }
+
+
+def in_process_site(settings_module: str = "benchmarks.settings", **overrides: str) -> None:
+    """Set up Django in this process with `site_environment`'s settings, on DATABASE_URL (SQLite without it)."""
+    os.environ.update(
+        site_environment(
+            os.environ.get("DATABASE_URL", f"sqlite:///{ROOT / 'db.sqlite3'}"),
+            DJANGO_SETTINGS_MODULE=settings_module,
+            **overrides,
+        )
+    )
+    import django
+
+    django.setup()
+
+
+@contextmanager
+def throwaway_database() -> Iterator[None]:
+    """A database `bench_<NAME>` created and migrated next to the configured one, and dropped afterwards; says so
+    when it is not PostgreSQL, where the documented figures come from."""
+    from django.conf import settings
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        print(f"note: running on {connection.vendor}; the figures in docs/performance.md are from PostgreSQL")
+    database = settings.DATABASES["default"]
+    database.setdefault("TEST", {})["NAME"] = f"bench_{Path(str(database['NAME'])).stem}"
+    original = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    try:
+        yield
+    finally:
+        connection.creation.destroy_test_db(original, verbosity=0)
 
 
 def database_create(url: str, *, fresh: bool = False) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import re
 import statistics
 import sys
@@ -33,24 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
 
-from benchmarks.serving import site_environment  # noqa: E402
+from benchmarks.serving import in_process_site, throwaway_database  # noqa: E402
 from benchmarks.study_forms import ASSIGNMENT, CSRF  # noqa: E402
 
 # The settings `benchmarks/load.py` gives gunicorn, in this process.
-os.environ.update(
-    site_environment(
-        os.environ.get("DATABASE_URL", f"sqlite:///{ROOT / 'db.sqlite3'}"),
-        DJANGO_SETTINGS_MODULE="benchmarks.settings",
-        STUDY_ATTENTION_CHECKS="0",
-        KEY_MIN_EVALUATIONS="1000000",
-    )
-)
+in_process_site(STUDY_ATTENTION_CHECKS="0", KEY_MIN_EVALUATIONS="1000000")
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
@@ -122,21 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
-    if connection.vendor != "postgresql":
-        print(f"note: running on {connection.vendor}; the figures in docs/performance.md are from PostgreSQL")
-    database = settings.DATABASES["default"]
-    database.setdefault("TEST", {})["NAME"] = f"bench_{Path(str(database['NAME'])).stem}"
-    original = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     timings = Timings()
-    try:
+    with throwaway_database():
         prepare()
         journey(Timings())  # warm: the instrument's text, the keys and the templates in memory
         for _ in range(args.rounds):
             for _ in range(args.journeys):
                 journey(timings)
             bare(timings, 20 * args.journeys)
-    finally:
-        connection.creation.destroy_test_db(original, verbosity=0)
     report(timings, args)
     return 0
 

@@ -26,7 +26,6 @@ DATABASE_URL (PostgreSQL, as in production; SQLite works but says so), and drops
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -37,15 +36,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere, without installing the project
 
-from benchmarks.serving import site_environment  # noqa: E402
+from benchmarks.serving import in_process_site, throwaway_database  # noqa: E402
 
 # The production settings the other benchmarks serve with (DEBUG off: no statement is logged in memory).
-DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{ROOT / 'db.sqlite3'}")
-os.environ.update(site_environment(DATABASE_URL, DJANGO_SETTINGS_MODULE="virtuemap_site.settings"))
-
-import django  # noqa: E402
-
-django.setup()
+in_process_site("virtuemap_site.settings")
 
 from django.conf import settings  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
@@ -156,12 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Simulated respondents answer at once and alike, which the key review would rightly hold; this measures the rule.
     settings.KEY_REVIEW_HOLD = False
 
-    if connection.vendor != "postgresql":
-        print(f"note: running on {connection.vendor}; the figures in the README are from PostgreSQL")
-    database = settings.DATABASES["default"]
-    database.setdefault("TEST", {})["NAME"] = f"bench_{Path(str(database['NAME'])).stem}"
-    original = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
-    try:
+    with throwaway_database():
         run = simulate(args)
         decided = KeyCandidate.objects.filter(round__gte=1).exclude(status=KeyCandidate.Status.OPEN)
         minimum = sum(decided.values_list("n_evaluations", flat=True))
@@ -170,8 +159,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         statuses = {s: decided.filter(status=s).count() for s in ("retained", "rejected", "superseded")}
         drift = key_count_drift()
         base_seconds, base_rows = baseline_seconds(args.repeats)
-    finally:
-        connection.creation.destroy_test_db(original, verbosity=0)
 
     service_rate = run["submissions"] / run["seconds"]
     base_rate = base_rows / base_seconds
