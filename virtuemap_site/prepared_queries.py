@@ -1,10 +1,11 @@
 """Hot queries compiled to SQL once per process and database, then run with new values.
 
 Building a queryset and compiling it to SQL costs Django more Python than the database takes to run the statement:
-the item page's candidate query spent 2 of its 3 ms there (`benchmarks/study_pages.py`). A `PreparedQuery` keeps the
-queryset as the statement's only definition. The first time it runs on a database it builds the queryset with a
-marker value for each parameter and compiles it; afterwards it sends the same SQL with each parameter's value, made
-ready for the database by its model field as the ORM would, in the places where the markers were.
+the item page's candidate query spent about 2 of its 3 ms there (`benchmarks/hot_queries.py` times each prepared
+statement against its queryset). A `PreparedQuery` keeps the queryset as the statement's only definition. The first
+time it runs on a database it builds the queryset with a marker value for each parameter and compiles it; afterwards
+it sends the same SQL with each parameter's value, made ready for the database by its model field as the ORM would,
+in the places where the markers were.
 
     candidates = PreparedQuery(
         lambda language: KeyCandidate.objects.filter(language=language).values_list("pk", named=True),
