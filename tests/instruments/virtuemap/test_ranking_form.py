@@ -9,7 +9,7 @@ from django.test.signals import template_rendered
 from django.utils import translation
 from django.utils.html import conditional_escape
 
-from instruments.virtuemap.forms import RankingForm
+from instruments.virtuemap.forms import RankingForm, _unanswered_component
 
 
 def positions(**by_letter: int) -> dict[str, str]:
@@ -72,46 +72,37 @@ def test_a_position_in_error_is_described_by_its_message_on_the_page():
 TEXTS = {"A": "Tell the truth", "B": "Say nothing", "C": "Ask a friend", "D": "Wait & see", "E": "Leave"}
 
 
-def test_an_unanswered_ranking_is_rendered_once_and_shows_what_its_template_shows():
-    form = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item")
-    rendered = []
+@pytest.fixture
+def rendered_templates():
+    """The names of the templates rendered while the test runs."""
+    names: list[str] = []
 
     def record(sender, template, **kwargs):
-        rendered.append(template.name)
+        names.append(template.name)
 
     template_rendered.connect(record)
-    try:
-        first = form.component_html(legend="Proposed order", intro="Is this right?")
-        again = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item").component_html(
-            legend="Proposed order", intro="Is this right?"
-        )
-    finally:
-        template_rendered.disconnect(record)
-    assert (
-        first
-        == again
-        == render_to_string(
-            "components/ranking.html", {"form": form, "legend": "Proposed order", "intro": "Is this right?"}
-        )
+    yield names
+    template_rendered.disconnect(record)
+
+
+def test_an_unanswered_ranking_is_rendered_once_and_shows_what_its_template_shows(rendered_templates):
+    _unanswered_component.cache_clear()
+    form = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item")
+    first = form.component_html(legend="Proposed order", intro="Is this right?")
+    again = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item").component_html(
+        legend="Proposed order", intro="Is this right?"
     )
-    assert rendered.count("components/ranking.html") <= 1  # the first render, unless an earlier test kept it
+    assert rendered_templates.count("components/ranking.html") == 1
+    context = {"form": form, "legend": "Proposed order", "intro": "Is this right?"}
+    assert first == again == render_to_string("components/ranking.html", context)
     assert "Wait &amp; see" in first and 'data-initial-order="CBDAE"' in first
 
 
-def test_while_debug_is_on_the_template_is_rendered_every_time(settings):
+def test_while_debug_is_on_the_template_is_rendered_every_time(settings, rendered_templates):
     settings.DEBUG = True  # `make run`: ranking.html may be edited under the running server
-    rendered = []
-
-    def record(sender, template, **kwargs):
-        rendered.append(template.name)
-
-    template_rendered.connect(record)
-    try:
-        for _ in range(2):
-            RankingForm(initial_ranking=list("EDCBA"), option_texts=TEXTS).component_html(legend="Debug")
-    finally:
-        template_rendered.disconnect(record)
-    assert rendered.count("components/ranking.html") == 2
+    for _ in range(2):
+        RankingForm(initial_ranking=list("EDCBA"), option_texts=TEXTS).component_html(legend="Debug")
+    assert rendered_templates.count("components/ranking.html") == 2
 
 
 def test_what_decides_an_unanswered_ranking_decides_its_html():
