@@ -169,3 +169,29 @@ def test_a_plain_json_request_gets_json_and_the_same_headers_as_before(api_clien
     assert response["Content-Type"] == "application/json"
     assert response["Allow"] == "POST, OPTIONS"
     assert "Accept" in response["Vary"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"rankings": {"D1": ["C", "B", "A", "D", "E"], "D2": null}, "language": "zh-hans"}',
+        '{"rankings": {"D1": ["C", "B"]}}',
+        "{rankings",
+        '{"rankings": {"D1": NaN}}',
+        '["not", "an", "object"]',
+        '{"rankings": {}, "extra": 1}',
+    ],
+)
+def test_a_body_declared_plain_json_is_read_as_drfs_parser_reads_it(api_client, instrument, body):
+    """Content-Type exactly application/json is read straight from the body (`json_request_data`); with a charset
+    DRF's own parser selection reads it. Both must answer the same, errors included."""
+    plain = api_client.post(URL, body, content_type="application/json")
+    through_drf = api_client.post(URL, body, content_type="application/json; charset=utf-8")
+    assert (plain.status_code, plain.content) == (through_drf.status_code, through_drf.content)
+
+
+def test_a_body_in_another_charset_is_still_decoded_by_its_charset(api_client, instrument):
+    body = '{"rankings": {"D1": ["C", "B", "A", "D", "E"]}, "language": "en"}'.encode("utf-16")
+    response = api_client.post(URL, body, content_type="application/json; charset=utf-16")
+    assert response.status_code == 200
+    assert response.json()["answered"] == ["D1"]
