@@ -168,26 +168,3 @@ def test_the_site_s_prepared_queries_give_what_their_querysets_give(served):
         assert validation._assignment_locked(respondent_pk=served[0].pk, pending_id=answered.pk) is None
         found = validation._assignment_locked(respondent_pk=served[0].pk, pending_id=pending.pk)
     assert (found.pk, found.respondent.pk, found.answered_count) == (pending.pk, served[0].pk, 1)
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL prepares statements; SQLite has no such")
-def test_on_postgresql_a_repeated_statement_is_parsed_and_planned_once_per_connection(served):
-    """DATABASE_PREPARE_THRESHOLD (5 by default): from the sixth run on a connection the locked respondent's statement
-    is a prepared one, so PostgreSQL no longer parses and plans it for every page."""
-    respondent = served[0]
-    threshold = connection.connection.prepare_threshold
-    assert connection.features.uses_server_side_binding and threshold == 5
-
-    def prepared_respondent_statements() -> int:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
-                ['%AS "pending_id"%FOR UPDATE%'],
-            )
-            return cursor.fetchone()[0]
-
-    for _ in range(threshold + 1):
-        with transaction.atomic():
-            [locked] = validation._RESPONDENT_WITH_COUNTS.run(respondent=respondent.pk)
-    assert locked.pk == respondent.pk
-    assert prepared_respondent_statements() == 1

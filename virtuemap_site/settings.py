@@ -105,18 +105,6 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 # A persistent connection is checked before a request reuses it, so a database restart costs one request at most.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
-if DATABASES["default"].get("ENGINE") == "django.db.backends.postgresql":
-    # psycopg sends the values apart from the statement, and a statement run DATABASE_PREPARE_THRESHOLD times on a
-    # connection is prepared: PostgreSQL parses and plans it once for that connection. The study's submissions went
-    # from 149 to 194 a second (benchmarks/validation.py, docs/performance.md). "off" keeps the binding and prepares
-    # nothing, for a transaction-mode PgBouncer older than 1.21 or without max_prepared_statements (docs/scaling.md).
-    _prepare_threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5").strip().lower()
-    if _prepare_threshold != "off" and not _prepare_threshold.isdigit():
-        raise ValueError(f"DATABASE_PREPARE_THRESHOLD must be a whole number or off, got {_prepare_threshold!r}")
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        server_side_binding=True,
-        prepare_threshold=None if _prepare_threshold == "off" else int(_prepare_threshold),
-    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
