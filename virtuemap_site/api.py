@@ -283,42 +283,21 @@ class FastJSONRenderer(renderers.JSONRenderer):
         return body
 
 
-PLAIN_JSON = "application/json"
-
-
-def json_request_data(request: Request) -> Any:
-    """``request.data`` of a request whose body is declared plain JSON (Content-Type exactly application/json, a
-    body), read by the view's first parser straight from the body; any other request gets ``request.data``.
-
-    The same parser, the same data and the same errors (`JSONParser`), without DRF's parser selection and stream
-    wrapping, which cost the score API more than parsing the body does. An empty body or another content type keeps
-    DRF's handling (an empty object; 415)."""
-    django_request = request._request
-    if django_request.META.get("CONTENT_TYPE") != PLAIN_JSON or not request.parsers:
-        return request.data
-    body = django_request.body
-    if not body:
-        return request.data
-    return request.parsers[0].parse(io.BytesIO(body), PLAIN_JSON, request.parser_context)
-
-
-def json_response(request: Request, data: Any) -> HttpResponseBase:
-    """``Response(data)``, rendered at once when the negotiation chose plain JSON (`PlainJSONRequestMixin`'s case):
-    the same bytes and Content-Type from the same renderer, without DRF's template response, whose setting up and
-    rendering cost the score API more than its JSON does. The view's headers (Allow, Vary) are added by DRF's
-    `finalize_response` either way; any other renderer (the browsable API, a requested indent) gets the Response."""
-    renderer = request.accepted_renderer
-    if request.accepted_media_type != PLAIN_JSON or renderer.media_type != PLAIN_JSON or renderer.charset:
-        return Response(data)
-    return HttpResponse(renderer.render(data, PLAIN_JSON, {}), content_type=PLAIN_JSON)
-
-
 class PlainJSONRequestMixin:
-    """For an APIView whose first renderer is JSON: skip content negotiation for a request that leaves the choice
-    to the server (no Accept header, ``*/*`` or ``application/json``, no ``?format=``). DRF would pick the first
-    renderer for it too; any other request is negotiated as usual (the browsable API, or 406)."""
+    """For an APIView whose first renderer and first parser are JSON: the plain JSON case served without the parts of
+    DRF that cost more than the JSON itself, everything else as DRF serves it.
 
-    PLAIN_ACCEPT = (None, "*/*", "application/json")
+    - Content negotiation is skipped for a request that leaves the choice to the server (no Accept header, ``*/*``
+      or ``application/json``, no ``?format=``): DRF would pick the first renderer for it too; any other request is
+      negotiated as usual (the browsable API, or 406).
+    - `plain_json_data` reads a body declared plain JSON with the view's JSON parser straight from the body.
+    - `plain_json_response` renders a plain JSON answer at once.
+
+    Authentication, permissions, throttles, the exception handler and the response headers stay DRF's.
+    """
+
+    PLAIN_JSON = "application/json"
+    PLAIN_ACCEPT = (None, "*/*", PLAIN_JSON)
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple[Any, str]:
         meta = request._request.META
@@ -326,3 +305,28 @@ class PlainJSONRequestMixin:
             renderer = self.renderer_classes[0]()
             return renderer, renderer.media_type
         return super().perform_content_negotiation(request, force)
+
+    def plain_json_data(self, request: Request) -> Any:
+        """``request.data``: for a body declared plain JSON (Content-Type exactly application/json, not empty), read
+        by the view's JSON parser straight from the body, without DRF's parser selection and stream wrapping; the same
+        data and the same errors. An empty body, a charset or another content type keeps DRF's handling (an empty
+        object; the charset's decoding; 415)."""
+        parser = request.parsers[0] if request.parsers else None
+        django_request = request._request
+        if (
+            parser is None
+            or parser.media_type != self.PLAIN_JSON
+            or django_request.META.get("CONTENT_TYPE") != self.PLAIN_JSON
+            or not django_request.body
+        ):
+            return request.data
+        return parser.parse(io.BytesIO(django_request.body), self.PLAIN_JSON, request.parser_context)
+
+    def plain_json_response(self, request: Request, data: Any) -> HttpResponseBase:
+        """``Response(data)``, rendered at once when the negotiation chose plain JSON: the same bytes and Content-Type
+        from the same renderer, without DRF's template response. DRF's `finalize_response` adds the view's headers
+        (Allow, Vary) either way; any other renderer (the browsable API, a requested indent) gets the Response."""
+        renderer = request.accepted_renderer
+        if request.accepted_media_type != self.PLAIN_JSON or renderer.media_type != self.PLAIN_JSON or renderer.charset:
+            return Response(data)
+        return HttpResponse(renderer.render(data, self.PLAIN_JSON, {}), content_type=self.PLAIN_JSON)

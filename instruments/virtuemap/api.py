@@ -35,8 +35,6 @@ from virtuemap_site.api import (
     JSONParser,
     PlainJSONRequestMixin,
     error_responses,
-    json_request_data,
-    json_response,
     refuse_unknown_fields,
 )
 from virtuemap_site.errors import ApplicationError
@@ -252,14 +250,14 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
     )
     def post(self, request: Request) -> HttpResponseBase:
         # The API's hot path: the body read and the answer rendered without DRF's stream and template response.
-        data = json_request_data(request)
+        data = self.plain_json_data(request)
         if not isinstance(data, dict):
             problem = {"dilemma": None, "problem": "not_an_object", "message": _("the body is not an object")}
             raise ApplicationError(_('the body must be a JSON object with "rankings"'), {"errors": [problem]})
         refuse_unknown_fields(data, ("rankings", "language"))
         language = _edition_parameter(data.get("language", selectors.ENGLISH))
         result = services.profile_score(rankings=data.get("rankings"), language=language)
-        return json_response(request, _profile_score_body(result))
+        return self.plain_json_response(request, _profile_score_body(result))
 
 
 def _edition_parameter(language: object) -> str:

@@ -183,8 +183,8 @@ def test_a_plain_json_request_gets_json_and_the_same_headers_as_before(api_clien
     ],
 )
 def test_a_body_declared_plain_json_is_read_as_drfs_parser_reads_it(api_client, instrument, body):
-    """Content-Type exactly application/json is read straight from the body (`json_request_data`); with a charset
-    DRF's own parser selection reads it. Both must answer the same, errors included."""
+    """Content-Type exactly application/json is read straight from the body (`PlainJSONRequestMixin.plain_json_data`);
+    with a charset DRF's own parser selection reads it. Both must answer the same, errors included."""
     plain = api_client.post(URL, body, content_type="application/json")
     through_drf = api_client.post(URL, body, content_type="application/json; charset=utf-8")
     assert (plain.status_code, plain.content) == (through_drf.status_code, through_drf.content)
@@ -195,3 +195,17 @@ def test_a_body_in_another_charset_is_still_decoded_by_its_charset(api_client, i
     response = api_client.post(URL, body, content_type="application/json; charset=utf-16")
     assert response.status_code == 200
     assert response.json()["answered"] == ["D1"]
+
+
+def test_a_view_whose_first_parser_is_not_json_reads_its_body_through_drf(rf):
+    from rest_framework import parsers
+    from rest_framework.views import APIView
+
+    from virtuemap_site.api import PlainJSONRequestMixin
+
+    class FormFirst(PlainJSONRequestMixin, APIView):
+        parser_classes = [parsers.FormParser, parsers.JSONParser]
+
+    view = FormFirst()
+    request = view.initialize_request(rf.post("/", '{"a": 1}', content_type="application/json"))
+    assert view.plain_json_data(request) == {"a": 1}  # DRF chose the JSON parser for it
