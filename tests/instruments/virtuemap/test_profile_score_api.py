@@ -209,3 +209,19 @@ def test_a_view_whose_first_parser_is_not_json_reads_its_body_through_drf(rf):
     view = FormFirst()
     request = view.initialize_request(rf.post("/", '{"a": 1}', content_type="application/json"))
     assert view.plain_json_data(request) == {"a": 1}  # DRF chose the JSON parser for it
+
+
+def test_a_plain_json_answer_is_the_bytes_and_headers_drfs_response_gives(
+    api_client, instrument, published_models, monkeypatch
+):
+    """`plain_json_response` renders at once what DRF's Response would: the same body, the same headers."""
+    from rest_framework.response import Response
+
+    from virtuemap_site.api import PlainJSONRequestMixin
+
+    fast = score(api_client, {"rankings": RANKINGS})
+    monkeypatch.setattr(PlainJSONRequestMixin, "plain_json_response", lambda self, request, data: Response(data))
+    through_drf = score(api_client, {"rankings": RANKINGS})
+    assert fast.status_code == through_drf.status_code == 200
+    assert fast.content == through_drf.content
+    assert dict(fast.headers) == dict(through_drf.headers)
