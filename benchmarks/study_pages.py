@@ -74,7 +74,7 @@ def journey(timings: Timings, client: Client) -> None:
     """One respondent: consent page, consent, every item confirmed, thank-you page.
 
     Every journey shares one client, as gunicorn's worker shares one handler: a new client loads the middleware
-    again, and WhiteNoise's reads every static file's details when it loads (25 ms with `collectstatic` done)."""
+    again, and WhiteNoise reads every static file's details when it loads (25 ms with `collectstatic` done)."""
     client.cookies.clear()  # a new person: no session cookie
     page = timings.request({200: "consent page"}, client.get, "/study/consent/")
     token = CSRF.search(page.content.decode()).group(1)
