@@ -37,3 +37,14 @@ def test_the_in_flight_count_reads_only_unanswered_assignments_through_their_ind
     assert rows and all(row.in_flight == 0 for row in rows)
     plan = query_plan(captured.captured_queries[-1]["sql"])
     assert any("assignment_in_flight (candidate_id=? AND answered_at=?" in step for step in plan), plan
+
+
+def test_choosing_the_next_item_reads_neither_the_dilemmas_nor_the_virtues(instrument, consent_texts):
+    # The rows carry only ids; the model's default order (by dilemma and virtue position) would join both tables.
+    validation_open()
+    respondent = respondent_consent(study="validation", consent_version="1", accept=True).respondent
+    with CaptureQueriesContext(connection) as captured:
+        rows = open_candidates_for(respondent=respondent, now=timezone.now())
+    assert [row.pk for row in rows] == sorted(row.pk for row in rows)
+    plan = query_plan(captured.captured_queries[-1]["sql"])
+    assert not [step for step in plan if "virtuemap_dilemma" in step or "virtuemap_virtue" in step], plan
