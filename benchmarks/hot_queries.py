@@ -1,8 +1,9 @@
 """Benchmark: what compiling once and rendering once buy, piece by piece, in one process.
 
-Each of the study's prepared statements (`virtuemap_site.prepared_queries.PreparedQuery`) is timed against the
-queryset it is compiled from, run through the ORM as before (built, compiled and run on every call): the item page's
-open candidates and locked respondent, the answer's locked assignment and the session read. The ranking component of
+Each of the study's prepared statements (`virtuemap_site.prepared_queries.PreparedQuery` and `PreparedUpdate`) is
+timed against the queryset it is compiled from, run through the ORM as before (built, compiled and run on every
+call): the item page's open candidates and locked respondent, the answer's locked assignment and its two updates
+(the candidate's counts, the assignment marked answered), and the session read. The ranking component of
 an unanswered item (`RankingForm.component_html`, kept per process) is timed against rendering its template. The two
 sides alternate in rounds, on the same rows, so that load from other processes falls on both alike; the report gives
 the median milliseconds of each side and their ratio. Both sides return the same result; the benchmark checks it.
@@ -33,11 +34,13 @@ in_process_site(STUDY_ATTENTION_CHECKS="0")
 from django.contrib.sessions.backends.db import SessionStore as DjangoSessionStore  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import transaction  # noqa: E402
+from django.db.models import F  # noqa: E402
 from django.template.loader import render_to_string  # noqa: E402
 from django.utils import timezone, translation  # noqa: E402
 
 from instruments.virtuemap import selectors, validation  # noqa: E402
 from instruments.virtuemap.forms import RANKING_TEMPLATE, RankingForm  # noqa: E402
+from instruments.virtuemap.models import Assignment, KeyCandidate  # noqa: E402
 from instruments.virtuemap.plugin import VALIDATION  # noqa: E402
 from surveys.services import respondent_consent  # noqa: E402
 from virtuemap_site.sessions import SessionStore  # noqa: E402
@@ -84,6 +87,16 @@ def pairs() -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
             in_transaction(
                 lambda: [validation._assignment_locked(respondent_pk=respondent.pk, candidate_id=candidate_id)]
             ),
+        ),
+        "counting an answer": (
+            lambda: KeyCandidate.objects.filter(pk=candidate_id).update(
+                n_evaluations=F("n_evaluations") + 1, n_confirmations=F("n_confirmations") + 1, updated_at=now
+            ),
+            lambda: validation._COUNT_EVALUATION.run(candidate=candidate_id, confirmations=1, now=now),
+        ),
+        "marking it answered": (
+            lambda: Assignment.objects.filter(pk=assignment.pk).update(answered_at=now),
+            lambda: validation._MARK_ANSWERED.run(assignment=assignment.pk, now=now),
         ),
         "session read": (
             lambda: DjangoSessionStore(session.session_key).load(),

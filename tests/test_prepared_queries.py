@@ -1,4 +1,5 @@
-"""A prepared query gives what its queryset gives, for every value of its parameters, from SQL compiled once."""
+"""A prepared query gives what its queryset gives, and a prepared update does what its queryset's update does, for
+every value of their parameters, from SQL compiled once."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, F
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
@@ -17,7 +18,7 @@ from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.validation import validation_next_assignment, validation_open
 from surveys.models import Respondent
 from surveys.services import respondent_consent
-from virtuemap_site.prepared_queries import PreparedQuery
+from virtuemap_site.prepared_queries import PreparedQuery, PreparedUpdate
 
 pytestmark = pytest.mark.django_db
 
@@ -168,3 +169,97 @@ def test_the_site_s_prepared_queries_give_what_their_querysets_give(served):
         assert validation._assignment_locked(respondent_pk=served[0].pk, pending_id=answered.pk) is None
         found = validation._assignment_locked(respondent_pk=served[0].pk, pending_id=pending.pk)
     assert (found.pk, found.respondent.pk, found.answered_count) == (pending.pk, served[0].pk, 1)
+
+
+def counted(candidate, confirmations, now):
+    new_values = {
+        "n_evaluations": F("n_evaluations") + 1,
+        "n_confirmations": F("n_confirmations") + confirmations,
+        "updated_at": now,
+    }
+    return KeyCandidate.objects.filter(pk=candidate, status=KeyCandidate.Status.OPEN), new_values
+
+
+COUNTED = PreparedUpdate(
+    counted,
+    candidate=KeyCandidate._meta.pk,
+    confirmations=KeyCandidate._meta.get_field("n_confirmations"),
+    now=KeyCandidate._meta.get_field("updated_at"),
+)
+
+
+def counters(*candidates):
+    return [
+        KeyCandidate.objects.values_list("n_evaluations", "n_confirmations", "updated_at").get(pk=c.pk)
+        for c in candidates
+    ]
+
+
+def test_an_update_changes_what_the_queryset_s_update_changes_for_each_value(served):
+    mine, theirs, decided = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN)[:3]
+    KeyCandidate.objects.filter(pk=decided.pk).update(status=KeyCandidate.Status.REJECTED)
+    start = timezone.now()
+    for step, confirmations in enumerate((1, 0, 1, 1)):
+        now = start + timedelta(seconds=step)
+        assert COUNTED.run(candidate=mine.pk, confirmations=confirmations, now=now) == 1
+        queryset, new_values = counted(theirs.pk, confirmations, now)
+        assert queryset.update(**new_values) == 1
+        assert counters(mine)[0][1:] == counters(theirs)[0][1:] and counters(mine)[0][1] == [1, 1, 2, 3][step]
+    assert counters(mine)[0][0] - mine.n_evaluations == 4
+    # The queryset's own conditions hold: a decided candidate is not counted, and nothing says it was.
+    assert COUNTED.run(candidate=decided.pk, confirmations=1, now=start) == 0
+    assert counters(decided) == [(decided.n_evaluations, decided.n_confirmations, decided.updated_at)]
+
+
+def test_an_update_compiles_once_per_process(served):
+    calls = []
+
+    def build(candidate, now):
+        calls.append(candidate)
+        return KeyCandidate.objects.filter(pk=candidate), {"updated_at": now}
+
+    update = PreparedUpdate(build, candidate=KeyCandidate._meta.pk, now=KeyCandidate._meta.get_field("updated_at"))
+    for candidate in KeyCandidate.objects.all()[:3]:
+        assert update.run(candidate=candidate.pk, now=timezone.now()) == 1
+    assert len(calls) == 1
+
+
+def test_an_update_whose_rows_are_chosen_through_another_table_is_refused(served):
+    # Django would search for those rows first, and compiling once would keep what it found.
+    across = PreparedUpdate(
+        lambda respondent, now: (Assignment.objects.filter(respondent__pk=respondent), {"answered_at": now}),
+        respondent=Respondent._meta.pk,
+        now=Assignment._meta.get_field("answered_at"),
+    )
+    across_by_value = PreparedUpdate(
+        lambda language, now: (Assignment.objects.filter(candidate__language=language), {"answered_at": now}),
+        language=KeyCandidate._meta.get_field("language"),
+        now=Assignment._meta.get_field("answered_at"),
+    )
+    assert across.run(respondent=served[0].pk, now=timezone.now()) == 1  # on the assignment's own column: one table
+    with pytest.raises(ImproperlyConfigured, match="one table"):
+        across_by_value.run(language="en", now=timezone.now())
+
+
+def test_an_update_parameter_that_does_not_reach_the_statement_is_refused(served):
+    ignored = PreparedUpdate(
+        lambda candidate, now: (KeyCandidate.objects.filter(pk=candidate), {"updated_at": timezone.now()}),
+        candidate=KeyCandidate._meta.pk,
+        now=KeyCandidate._meta.get_field("updated_at"),
+    )
+    with pytest.raises(ImproperlyConfigured, match="now"):
+        ignored.run(candidate=1, now=timezone.now())
+
+
+def test_the_site_s_prepared_updates_do_what_their_querysets_do(served):
+    first, second = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN)[:2]
+    now = timezone.now()
+    validation._COUNT_EVALUATION.run(candidate=first.pk, confirmations=1, now=now)
+    KeyCandidate.objects.filter(pk=second.pk).update(
+        n_evaluations=F("n_evaluations") + 1, n_confirmations=F("n_confirmations") + 1, updated_at=now
+    )
+    assert counters(first)[0] == (first.n_evaluations + 1, first.n_confirmations + 1, now)
+    assert counters(second)[0] == (second.n_evaluations + 1, second.n_confirmations + 1, now)
+    pending = validation_next_assignment(respondent=served[0])
+    assert validation._MARK_ANSWERED.run(assignment=pending.pk, now=now) == 1
+    assert Assignment.objects.get(pk=pending.pk).answered_at == now

@@ -13,6 +13,15 @@ in the places where the markers were.
     )
     candidates.run(language="en")  # the named rows, as list(queryset) would give them
 
+A `PreparedUpdate` does the same for ``queryset.update(**values)``, which costs Django more again: resolving and
+compiling an update of two counters took about 0.35 ms of Python, the statement itself 0.1 ms.
+
+    def count_one(candidate, now):  # the rows to change, and their new values as update() takes them
+        return KeyCandidate.objects.filter(pk=candidate), {"n_evaluations": F("n_evaluations") + 1, "updated_at": now}
+
+    counted = PreparedUpdate(count_one, candidate=KeyCandidate._meta.pk, now=KeyCandidate._meta.get_field("updated_at"))
+    counted.run(candidate=7, now=timezone.now())  # the number of rows changed, as update() gives it
+
 Only what a parameter's marker reaches is a parameter: everything else in the queryset is fixed when it is compiled.
 Compiling refuses a queryset where a marker does not come out as a parameter, or comes out written into the SQL
 too, so a prepared query never runs with a stale value.
@@ -29,60 +38,46 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Field, QuerySet
 from django.db.models import fields as model_fields
+from django.db.models.sql import UpdateQuery
 from django.db.transaction import TransactionManagementError
 
 
 @dataclass(frozen=True)
 class _Compiled:
-    queryset: QuerySet  # built with the markers
+    built: Any  # built with the markers: a QuerySet, or an update's UpdateQuery
     compiler: Any  # compiled once: its select, klass_info and converters serve every run
     sql: str
     params: tuple[Any, ...]
     slots: tuple[tuple[int, str], ...]  # (position in params, parameter name)
 
 
-class PreparedQuery:
-    """A queryset, built by ``build(**parameters)``, compiled once per process and run with new values by `run`.
+class _CompiledOnce:
+    """What a prepared query and a prepared update share: compiling with markers once per process, and running the
+    SQL with each parameter's value, made ready for the database by its model field, where its marker was."""
 
-    ``parameters`` names each parameter's model field: it turns a value into what the database is sent (a UUID into
-    text on SQLite, an aware datetime into UTC), as the ORM does for a lookup on that field.
-    """
-
-    def __init__(self, build: Callable[..., QuerySet], *, using: str = DEFAULT_DB_ALIAS, **parameters: Field) -> None:
+    def __init__(self, build: Callable[..., Any], *, using: str = DEFAULT_DB_ALIAS, **parameters: Field) -> None:
         self.build = build
         self.using = using
         self.parameters = parameters
         self._compiled: _Compiled | None = None
 
-    def run(self, **values: Any) -> list[Any]:
-        """What ``list(build(**values))`` would give (model instances with their related objects and annotations,
-        or a values_list's rows), from the SQL compiled once: Django's own iterable reads the rows, through a copy
-        of the first compiler that answers with that SQL and these values."""
+    def _sql_and_params(self, values: dict[str, Any]) -> tuple[Any, _Compiled, list[Any]]:
+        """This thread's connection, the compiled statement and the parameters for ``values``."""
         if set(values) != set(self.parameters):
             raise TypeError(f"expected the parameters {sorted(self.parameters)}, got {sorted(values)}")
         connection = connections[self.using]
         compiled = self._compiled or self._compile(connection)
-        locks = compiled.queryset.query.select_for_update and connection.features.has_select_for_update
-        if locks and connection.get_autocommit():
-            # The ORM's own guard: a lock outside a transaction would be released at once.
-            raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         params = list(compiled.params)
         for position, name in compiled.slots:
             params[position] = self.parameters[name].get_db_prep_value(values[name], connection)
-        compiler = copy.copy(compiled.compiler)
-        compiler.connection = connection  # this thread's: a connection serves only the thread that opened it
-        compiler.as_sql = lambda *args, **kwargs: (compiled.sql, tuple(params))
-        queryset = compiled.queryset._chain()
-        queryset.query.get_compiler = lambda *args, **kwargs: compiler
-        return list(queryset)
+        return connection, compiled, params
 
     def _compile(self, connection: Any) -> _Compiled:
         markers = {name: _marker(field) for name, field in self.parameters.items()}
-        queryset = self.build(**markers).using(self.using)
-        compiler = queryset.query.get_compiler(using=self.using)
+        built, compiler = self._built_and_compiler(markers)
         sql, params = compiler.as_sql()  # a locking query is compiled in the caller's transaction, as the ORM asks
         prepared = {name: field.get_db_prep_value(markers[name], connection) for name, field in self.parameters.items()}
         slots = tuple(
@@ -96,8 +91,66 @@ class PreparedQuery:
         if missing or inlined:
             names = sorted(missing | inlined)
             raise ImproperlyConfigured(f"parameters {names} do not reach the query as parameters only")
-        self._compiled = _Compiled(queryset=queryset, compiler=compiler, sql=sql, params=tuple(params), slots=slots)
+        self._compiled = _Compiled(built=built, compiler=compiler, sql=sql, params=tuple(params), slots=slots)
         return self._compiled
+
+    def _built_and_compiler(self, markers: dict[str, Any]) -> tuple[Any, Any]:
+        raise NotImplementedError
+
+
+class PreparedQuery(_CompiledOnce):
+    """A queryset, built by ``build(**parameters)``, compiled once per process and run with new values by `run`.
+
+    ``parameters`` names each parameter's model field: it turns a value into what the database is sent (a UUID into
+    text on SQLite, an aware datetime into UTC), as the ORM does for a lookup on that field.
+    """
+
+    def run(self, **values: Any) -> list[Any]:
+        """What ``list(build(**values))`` would give (model instances with their related objects and annotations,
+        or a values_list's rows), from the SQL compiled once: Django's own iterable reads the rows, through a copy
+        of the first compiler that answers with that SQL and these values."""
+        connection, compiled, params = self._sql_and_params(values)
+        locks = compiled.built.query.select_for_update and connection.features.has_select_for_update
+        if locks and connection.get_autocommit():
+            # The ORM's own guard: a lock outside a transaction would be released at once.
+            raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
+        compiler = copy.copy(compiled.compiler)
+        compiler.connection = connection  # this thread's: a connection serves only the thread that opened it
+        compiler.as_sql = lambda *args, **kwargs: (compiled.sql, tuple(params))
+        queryset = compiled.built._chain()
+        queryset.query.get_compiler = lambda *args, **kwargs: compiler
+        return list(queryset)
+
+    def _built_and_compiler(self, markers: dict[str, Any]) -> tuple[QuerySet, Any]:
+        queryset = self.build(**markers).using(self.using)
+        return queryset, queryset.query.get_compiler(using=self.using)
+
+
+class PreparedUpdate(_CompiledOnce):
+    """An update, ``queryset.update(**values)`` where ``build(**parameters)`` gives ``(queryset, values)``, compiled
+    once per process and run with new values by `run`.
+
+    Only an update of one table's rows, chosen by conditions on that table: Django turns any other into a search
+    for the rows first, which compiling once would freeze. ``parameters`` as for `PreparedQuery`.
+    """
+
+    def run(self, **values: Any) -> int:
+        """What ``queryset.update(**new_values)`` would do and give (the number of rows changed), from the SQL
+        compiled once. Like it, an error marks the caller's transaction for rollback."""
+        connection, compiled, params = self._sql_and_params(values)
+        with transaction.mark_for_rollback_on_error(using=self.using), connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            return cursor.rowcount
+
+    def _built_and_compiler(self, markers: dict[str, Any]) -> tuple[UpdateQuery, Any]:
+        queryset, new_values = self.build(**markers)
+        query = queryset.query.chain(UpdateQuery)
+        query.add_update_values(new_values)
+        query.clear_select_clause()
+        query.get_initial_alias()
+        if query.related_updates or query.count_active_tables() != 1:
+            raise ImproperlyConfigured("a prepared update changes the rows of one table, chosen on that table alone")
+        return query, query.get_compiler(using=self.using)
 
 
 def _marker(field: Field) -> Any:
