@@ -34,13 +34,11 @@ in_process_site(STUDY_ATTENTION_CHECKS="0")
 from django.contrib.sessions.backends.db import SessionStore as DjangoSessionStore  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import transaction  # noqa: E402
-from django.db.models import F  # noqa: E402
 from django.template.loader import render_to_string  # noqa: E402
 from django.utils import timezone, translation  # noqa: E402
 
 from instruments.virtuemap import selectors, validation  # noqa: E402
 from instruments.virtuemap.forms import RANKING_TEMPLATE, RankingForm  # noqa: E402
-from instruments.virtuemap.models import Assignment, KeyCandidate  # noqa: E402
 from instruments.virtuemap.plugin import VALIDATION  # noqa: E402
 from surveys.services import respondent_consent  # noqa: E402
 from virtuemap_site.sessions import SessionStore  # noqa: E402
@@ -54,6 +52,12 @@ def in_transaction(call: Callable[[], object]) -> Callable[[], object]:
             return call()
 
     return locked
+
+
+def queryset_update(built: tuple) -> int:
+    """A prepared update's (queryset, values), run through the ORM as before: ``queryset.update(**values)``."""
+    queryset, new_values = built
+    return queryset.update(**new_values)
 
 
 def pairs() -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
@@ -89,13 +93,11 @@ def pairs() -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
             ),
         ),
         "counting an answer": (
-            lambda: KeyCandidate.objects.filter(pk=candidate_id).update(
-                n_evaluations=F("n_evaluations") + 1, n_confirmations=F("n_confirmations") + 1, updated_at=now
-            ),
+            lambda: queryset_update(validation._evaluation_counted(candidate_id, 1, now)),
             lambda: validation._COUNT_EVALUATION.run(candidate=candidate_id, confirmations=1, now=now),
         ),
         "marking it answered": (
-            lambda: Assignment.objects.filter(pk=assignment.pk).update(answered_at=now),
+            lambda: queryset_update(validation._answer_marked(assignment.pk, now)),
             lambda: validation._MARK_ANSWERED.run(assignment=assignment.pk, now=now),
         ),
         "session read": (

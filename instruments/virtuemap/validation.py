@@ -492,22 +492,29 @@ def _response_record(assignment: Assignment, *, final: str, time_on_item_ms: int
     return SubmitOutcome(response=response, created=True, answered=assignment.answered_count + 1)
 
 
+def _answer_marked(assignment: Any, now: datetime) -> tuple[models.QuerySet[Assignment], dict[str, Any]]:
+    """The update of `_MARK_ANSWERED`: the assignment, and its answer's time."""
+    return Assignment.objects.filter(pk=assignment), {"answered_at": now}
+
+
+def _evaluation_counted(candidate: Any, confirmations: int, now: datetime) -> tuple[models.QuerySet, dict[str, Any]]:
+    """The update of `_COUNT_EVALUATION`: the candidate, one more evaluation and ``confirmations`` (0 or 1) more
+    confirmations, added in the database to what the row holds."""
+    new_values = {
+        "n_evaluations": F("n_evaluations") + 1,
+        "n_confirmations": F("n_confirmations") + confirmations,
+        "updated_at": now,
+    }
+    return KeyCandidate.objects.filter(pk=candidate), new_values
+
+
 # The two updates of every answer, compiled once per process (resolving and compiling them cost Django several times
 # what running them costs the database).
 _MARK_ANSWERED = PreparedUpdate(
-    lambda assignment, now: (Assignment.objects.filter(pk=assignment), {"answered_at": now}),
-    assignment=Assignment._meta.pk,
-    now=Assignment._meta.get_field("answered_at"),
+    _answer_marked, assignment=Assignment._meta.pk, now=Assignment._meta.get_field("answered_at")
 )
 _COUNT_EVALUATION = PreparedUpdate(
-    lambda candidate, confirmations, now: (
-        KeyCandidate.objects.filter(pk=candidate),
-        {
-            "n_evaluations": F("n_evaluations") + 1,
-            "n_confirmations": F("n_confirmations") + confirmations,
-            "updated_at": now,
-        },
-    ),
+    _evaluation_counted,
     candidate=KeyCandidate._meta.pk,
     confirmations=KeyCandidate._meta.get_field("n_confirmations"),
     now=KeyCandidate._meta.get_field("updated_at"),
