@@ -188,11 +188,9 @@ COUNTED = PreparedUpdate(
 )
 
 
-def counters(*candidates):
-    return [
-        KeyCandidate.objects.values_list("n_evaluations", "n_confirmations", "updated_at").get(pk=c.pk)
-        for c in candidates
-    ]
+def counters(candidate):
+    """The candidate's N, Y and time of update, as stored."""
+    return KeyCandidate.objects.values_list("n_evaluations", "n_confirmations", "updated_at").get(pk=candidate.pk)
 
 
 def test_an_update_changes_what_the_queryset_s_update_changes_for_each_value(served):
@@ -204,11 +202,11 @@ def test_an_update_changes_what_the_queryset_s_update_changes_for_each_value(ser
         assert COUNTED.run(candidate=mine.pk, confirmations=confirmations, now=now) == 1
         queryset, new_values = counted(theirs.pk, confirmations, now)
         assert queryset.update(**new_values) == 1
-        assert counters(mine)[0][1:] == counters(theirs)[0][1:] and counters(mine)[0][1] == [1, 1, 2, 3][step]
-    assert counters(mine)[0][0] - mine.n_evaluations == 4
+        assert counters(mine)[1:] == counters(theirs)[1:] and counters(mine)[1] == [1, 1, 2, 3][step]
+    assert counters(mine)[0] - mine.n_evaluations == 4
     # The queryset's own conditions hold: a decided candidate is not counted, and nothing says it was.
     assert COUNTED.run(candidate=decided.pk, confirmations=1, now=start) == 0
-    assert counters(decided) == [(decided.n_evaluations, decided.n_confirmations, decided.updated_at)]
+    assert counters(decided) == (decided.n_evaluations, decided.n_confirmations, decided.updated_at)
 
 
 def test_an_update_compiles_once_per_process(served):
@@ -225,7 +223,7 @@ def test_an_update_compiles_once_per_process(served):
 
 
 def test_an_update_whose_rows_are_chosen_through_another_table_is_refused(served):
-    # Django would search for those rows first, and compiling once would keep what it found.
+    # Where Django searches for those rows while compiling (MySQL, a parent table), compiling once would keep them.
     across = PreparedUpdate(
         lambda respondent, now: (Assignment.objects.filter(respondent__pk=respondent), {"answered_at": now}),
         respondent=Respondent._meta.pk,
@@ -255,11 +253,10 @@ def test_the_site_s_prepared_updates_do_what_their_querysets_do(served):
     first, second = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN)[:2]
     now = timezone.now()
     validation._COUNT_EVALUATION.run(candidate=first.pk, confirmations=1, now=now)
-    KeyCandidate.objects.filter(pk=second.pk).update(
-        n_evaluations=F("n_evaluations") + 1, n_confirmations=F("n_confirmations") + 1, updated_at=now
-    )
-    assert counters(first)[0] == (first.n_evaluations + 1, first.n_confirmations + 1, now)
-    assert counters(second)[0] == (second.n_evaluations + 1, second.n_confirmations + 1, now)
+    queryset, new_values = validation._evaluation_counted(second.pk, 1, now)
+    queryset.update(**new_values)
+    assert counters(first) == (first.n_evaluations + 1, first.n_confirmations + 1, now)
+    assert counters(second) == (second.n_evaluations + 1, second.n_confirmations + 1, now)
     pending = validation_next_assignment(respondent=served[0])
     assert validation._MARK_ANSWERED.run(assignment=pending.pk, now=now) == 1
     assert Assignment.objects.get(pk=pending.pk).answered_at == now
