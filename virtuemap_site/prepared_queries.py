@@ -131,8 +131,11 @@ class PreparedUpdate(_CompiledOnce):
     """An update, ``queryset.update(**values)`` where ``build(**parameters)`` gives ``(queryset, values)``, compiled
     once per process and run with new values by `run`.
 
-    Only an update of one table's rows, chosen by conditions on that table: Django turns any other into a search
-    for the rows first, which compiling once would freeze. ``parameters`` as for `PreparedQuery`.
+    Only an update of one table's rows, chosen by conditions on that table. For any other, Django rewrites the update
+    around a search for the rows: a subquery on PostgreSQL and SQLite, but a search run while compiling where the
+    database cannot update from a subquery of the same table (MySQL) or the model has a parent table, and compiling
+    once would keep what that search found. Refused on every database, so a prepared update means the same on all.
+    ``parameters`` as for `PreparedQuery`.
     """
 
     def run(self, **values: Any) -> int:
