@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 
 from instruments import registry
@@ -38,5 +39,6 @@ def navigation_links(path: str) -> list[NavigationLink]:
     ]
 
 
-def navigation(request: HttpRequest) -> dict[str, list[NavigationLink]]:
-    return {"navigation": navigation_links(request.path)}
+def navigation(request: HttpRequest) -> dict[str, object]:
+    """``navigation``: the bar's links, built only if the page renders them (base.html keeps its header rendered)."""
+    return {"navigation": SimpleLazyObject(lambda: navigation_links(request.path))}

@@ -92,6 +92,19 @@ def _empty_cache():
     CachedSnapshot.forget_all_in_this_process()
 
 
+@pytest.fixture(autouse=True)
+def _page_fragments_kept(settings):
+    """Pages render as in production, their fixed parts kept per process (`CACHES["fragments"]`, which keeps nothing
+    under DEBUG, as `make run` has it), and each test starts with none kept."""
+    from django.core.cache import caches
+
+    settings.CACHES = {
+        **settings.CACHES,
+        "fragments": {**settings.CACHES["fragments"], "BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    }
+    caches["fragments"].clear()
+
+
 @pytest.fixture
 def published_models(instrument):
     """The three reference profiles of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""

@@ -19,11 +19,12 @@ pytestmark = pytest.mark.django_db
 def cache_down(settings):
     """The default cache is a Redis that nobody runs (connection refused)."""
     settings.CACHES = {
+        **settings.CACHES,
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
+        },
     }
     resilient_cache.reset()
     yield

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.utils import translation
+from django.utils.functional import SimpleLazyObject
 
 LANGUAGE_PARAMETER = "lang"
 
@@ -61,7 +62,13 @@ class LanguageFromLinkMiddleware:
 
 
 def language_switch(request):
-    """Context processor: a link per language to this same page in it (no script, no form, so it works everywhere)."""
+    """Context processor: a link per language to this same page in it (no script, no form, so it works everywhere),
+    built only if the page renders them (base.html keeps its header rendered)."""
+    return {"language_links": SimpleLazyObject(lambda: language_links(request))}
+
+
+def language_links(request) -> list[dict[str, Any]]:
+    """A link per supported language to the requested page in it, with ``?lang=`` set and the rest of the query kept."""
     current = translation.get_language()
     query = request.GET.copy()
     links = []
@@ -75,7 +82,7 @@ def language_switch(request):
                 "current": translation.get_supported_language_variant(current) == code,
             }
         )
-    return {"language_links": links}
+    return links
 
 
 def translated(record: Mapping[str, Any], key: str) -> str:
