@@ -126,7 +126,6 @@ def test_production_keeps_the_fragments_in_process_memory_and_debug_keeps_none(d
         "DEBUG": debug,
         "SECRET_KEY": secrets.token_urlsafe(50),
         "STUDY_PANEL_HMAC_KEY": secrets.token_urlsafe(32),
-        "CACHE_URL": "redis://127.0.0.1:6379/15",  # the shared cache stays the default one's alone
     }
     result = subprocess.run(
         [sys.executable, "-c", f"import django; django.setup(); {code}"],
