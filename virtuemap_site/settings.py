@@ -137,8 +137,9 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     # (virtuemap_site/resilient_cache.py): a dropped packet must not hold a respondent's request for minutes.
     CACHES["default"].setdefault("OPTIONS", {}).update(socket_connect_timeout=0.5, socket_timeout=0.5)
 # Rendered page parts that are the same for every visitor of a page in a language (the header, with its language and
-# navigation links): kept in each process's memory, bounded, and never shared, since a shared cache would cost a round
-# trip per part. Nothing is kept while DEBUG is on, when templates may be edited under the running server.
+# navigation links; an unanswered ranking component): kept in each process's memory, bounded, and never shared, since
+# a shared cache would cost a round trip per part. Nothing is kept while DEBUG is on, when templates may be edited
+# under the running server.
 CACHES["fragments"] = {
     "BACKEND": "django.core.cache.backends." + ("dummy.DummyCache" if DEBUG else "locmem.LocMemCache"),
     "LOCATION": "page-fragments",

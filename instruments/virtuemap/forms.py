@@ -3,13 +3,13 @@ entered by hand in admin."""
 
 from __future__ import annotations
 
-import functools
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.conf import settings
+from django.core.cache import caches
 from django.forms.utils import flatatt
 from django.template.loader import render_to_string
 from django.utils.html import conditional_escape, format_html, format_html_join
@@ -113,27 +113,33 @@ class RankingForm(forms.Form):
         """The ranking component (`RANKING_TEMPLATE`) showing this form under ``legend`` (and ``intro``).
 
         A form not yet answered shows the same to everyone who is given these responses in this order, language and
-        legend, so its HTML is rendered once per process and kept (`_unanswered_component`): the component was half
-        of an item page's rendering. A submitted form, with its positions and errors, is rendered each time, and so
-        is every form while DEBUG is on, when the template may be edited under the running server.
+        legend, so its HTML is rendered once per process and kept with the page's other fixed parts
+        (`CACHES["fragments"]`, which keeps nothing while DEBUG is on): the component was half of an item page's
+        rendering. A submitted form, with its positions and errors, is rendered each time.
         """
-        if self.is_bound or settings.DEBUG:
+        if self.is_bound:
             return render_to_string(RANKING_TEMPLATE, {"form": self, "legend": legend, "intro": intro})
-        texts = tuple(self.option_texts.items())
         # As HTML, so that the key is what the page shows: a legend already escaped by the template stays as it is.
         legend, intro = conditional_escape(legend), conditional_escape(intro)
-        return _unanswered_component(get_language(), self.prefix, self.initial_order, texts, legend, intro)
+        decided_by = (get_language(), self.prefix, self.initial_order, tuple(self.option_texts.items()), legend, intro)
+        return caches["fragments"].get_or_set(
+            _component_key(decided_by), lambda: _unanswered_component(*decided_by), timeout=None
+        )
 
 
 RANKING_TEMPLATE = "components/ranking.html"
 
 
-@functools.lru_cache(maxsize=512)
+def _component_key(decided_by: tuple) -> str:
+    """A cache key for everything that decides an unanswered component (its texts make it too long to be one)."""
+    return "ranking:" + hashlib.sha256(repr(decided_by).encode()).hexdigest()
+
+
 def _unanswered_component(
     language: str, prefix: str | None, order: str, texts: tuple[tuple[str, str], ...], legend: str, intro: str
 ) -> str:
     """`RankingForm.component_html` of an unanswered form, from everything that decides it (the language is the
-    active one, which the template translates into). Bounded: 512 components of about 5 KB."""
+    active one, which the template translates into)."""
     form = RankingForm(initial_ranking=list(order), option_texts=dict(texts), prefix=prefix)
     return render_to_string(RANKING_TEMPLATE, {"form": form, "legend": legend, "intro": intro})
 

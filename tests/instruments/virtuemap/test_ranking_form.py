@@ -9,7 +9,7 @@ from django.test.signals import template_rendered
 from django.utils import translation
 from django.utils.html import conditional_escape
 
-from instruments.virtuemap.forms import RankingForm, _unanswered_component
+from instruments.virtuemap.forms import RankingForm
 
 
 def positions(**by_letter: int) -> dict[str, str]:
@@ -86,7 +86,6 @@ def rendered_templates():
 
 
 def test_an_unanswered_ranking_is_rendered_once_and_shows_what_its_template_shows(rendered_templates):
-    _unanswered_component.cache_clear()
     form = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item")
     first = form.component_html(legend="Proposed order", intro="Is this right?")
     again = RankingForm(initial_ranking=list("CBDAE"), option_texts=TEXTS, prefix="item").component_html(
@@ -98,8 +97,9 @@ def test_an_unanswered_ranking_is_rendered_once_and_shows_what_its_template_show
     assert "Wait &amp; see" in first and 'data-initial-order="CBDAE"' in first
 
 
-def test_while_debug_is_on_the_template_is_rendered_every_time(settings, rendered_templates):
-    settings.DEBUG = True  # `make run`: ranking.html may be edited under the running server
+def test_where_nothing_is_kept_the_template_is_rendered_every_time(settings, rendered_templates):
+    # DEBUG's page-fragment cache (`make run`: ranking.html may be edited under the running server).
+    settings.CACHES = {**settings.CACHES, "fragments": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     for _ in range(2):
         RankingForm(initial_ranking=list("EDCBA"), option_texts=TEXTS).component_html(legend="Debug")
     assert rendered_templates.count("components/ranking.html") == 2
