@@ -25,7 +25,9 @@ load is measured by `benchmarks/validation.py`.
 With `--think-time 5` it measures capacity instead: every respondent pauses 5 s after each page, as people do, and
 the run climbs a curve of simultaneous respondents (`--curve 250,500,1000,1500`, `--duration` seconds each, on one
 database); for each level it prints requests/s, p50, p95 and p99, errors and acknowledged vs stored answers, then the
-largest level served with p95 < 500 ms, no error and every acknowledged answer stored.
+largest level served with p95 < 500 ms, no error and every acknowledged answer stored. Each level also says where
+the cores went (psutil): gunicorn's processes, locust, and the rest of the machine's busy time (PostgreSQL, the
+kernel, anything else running), in cores and as the machine's busy milliseconds per request.
 
     make bench-load
     .venv/bin/python benchmarks/load.py [--users 200] [--duration 60] [--bare-duration 20] [--workers 2]
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -44,6 +47,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
@@ -123,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.think_time:
         try:
             wait_until_up(f"{base}/bench/bare/")
-            return _capacity_curve(args, base, env)
+            return _capacity_curve(args, base, env, server)
         finally:
             process_stop(server)
     try:
@@ -145,8 +150,40 @@ def main(argv: Sequence[str] | None = None) -> int:
 CAPACITY_P95_MS = 500.0
 
 
-def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str]) -> int:
-    """Respondents with think time at each level of the curve; the largest level served within the target."""
+# The machine's busy time, as psutil.cpu_times() names it (Linux counts guest time inside user time already).
+BUSY_CPU_TIMES = ("user", "nice", "system", "irq", "softirq", "steal")
+
+
+@dataclass(frozen=True)
+class CpuSeconds:
+    """CPU seconds used so far (user + system): by the machine's busy cores, by gunicorn (its master and workers), and
+    by this process's finished children (locust, once a level's run has exited)."""
+
+    machine: float
+    web: float
+    load_generator: float
+
+    @classmethod
+    def now(cls, server: subprocess.Popen) -> CpuSeconds:
+        cores = psutil.cpu_times()
+        gunicorn = psutil.Process(server.pid)
+        web = sum(sum(process.cpu_times()[:2]) for process in (gunicorn, *gunicorn.children(recursive=True)))
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+        machine = sum(getattr(cores, name, 0.0) for name in BUSY_CPU_TIMES)
+        return cls(machine=machine, web=web, load_generator=reaped.ru_utime + reaped.ru_stime)
+
+    def since(self, earlier: CpuSeconds) -> CpuSeconds:
+        return CpuSeconds(
+            self.machine - earlier.machine, self.web - earlier.web, self.load_generator - earlier.load_generator
+        )
+
+
+def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str], server: subprocess.Popen) -> int:
+    """Respondents with think time at each level of the curve; the largest level served within the target.
+
+    With each level, where the cores went: gunicorn, locust, and the rest of the busy time (PostgreSQL, whose
+    backends come and go with the connections, the kernel and anything else running), in cores and in milliseconds
+    per request."""
     levels = [int(level) for level in args.curve.split(",") if level.strip()]
     print(
         f"gunicorn {args.workers} sync workers on PostgreSQL; respondents pause {args.think_time:g} s after each page; "
@@ -154,24 +191,33 @@ def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str]) ->
     )
     print(
         f"{'users':>6} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'errors':>7} "
-        f"{'acknowledged':>12} {'stored':>7}"
+        f"{'acknowledged':>12} {'stored':>7} {'web':>5} {'locust':>6} {'rest':>5} {'ms/req':>6}"
     )
     served, lost = 0, 0
     for users in levels:
         level_args = argparse.Namespace(**{**vars(args), "users": users})
+        before, started = CpuSeconds.now(server), time.monotonic()
         phase = _locust(level_args, base, "Respondent", args.duration, think_seconds=args.think_time)
+        used, wall = CpuSeconds.now(server).since(before), time.monotonic() - started
         stored, _answers, _recount = _stored(args.database_url, env, phase.acknowledged)
         acknowledged = len(set(phase.acknowledged))
         errors = phase.total.failures + phase.exceptions
         lost += acknowledged - stored
         total = phase.total
+        rest = used.machine - used.web - used.load_generator
+        busy_ms_per_request = 1000 * used.machine / max(total.requests, 1)
         print(
             f"{users:>6} {phase.requests_per_second:>7.0f} {total.p50_ms:>7.0f} {total.p95_ms:>7.0f} "
-            f"{total.p99_ms:>7.0f} {errors:>7} {acknowledged:>12} {stored:>7}"
+            f"{total.p99_ms:>7.0f} {errors:>7} {acknowledged:>12} {stored:>7} {used.web / wall:>5.2f} "
+            f"{used.load_generator / wall:>6.2f} {rest / wall:>5.2f} {busy_ms_per_request:>6.1f}"
         )
         if total.p95_ms < CAPACITY_P95_MS and errors == 0 and stored == acknowledged:
             served = max(served, users)
         _drain(f"{base}/bench/bare/")
+    print(
+        "web, locust, rest: cores each used over the level (rest: PostgreSQL, the kernel, anything else running); "
+        "ms/req: the machine's busy time per request, all in"
+    )
     recount = subprocess.run(
         [PYTHON, "manage.py", "verify_key_counts"], cwd=ROOT, env=env, capture_output=True, text=True
     )
