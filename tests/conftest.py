@@ -95,7 +95,8 @@ def _empty_cache():
 @pytest.fixture(autouse=True)
 def _page_fragments_kept(settings):
     """Pages render as in production, their fixed parts kept per process (`CACHES["fragments"]`, which keeps nothing
-    under DEBUG, as `make run` has it), and each test starts with none kept."""
+    under DEBUG, as `make run` has it), and each test starts with none kept. Apart from `_empty_cache`, which must
+    not take the `settings` fixture: a test's own cache settings are undone before `_empty_cache` clears the cache."""
     from django.core.cache import caches
 
     settings.CACHES = {

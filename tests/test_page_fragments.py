@@ -1,16 +1,13 @@
 """The parts of a page that are the same for every visitor of it in a language (the header with its language and
 navigation links, the footer's fixed links, the study's bar, the item's buttons) are rendered once per process and
 kept (`CACHES["fragments"]`): each language and page still gets its own, a link's query string is never kept, and
-nothing of one visitor reaches another."""
+nothing of one visitor reaches another. Which backend production and DEBUG use:
+tests/security/test_deploy_settings.py."""
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
-import subprocess
-import sys
-from pathlib import Path
+from unittest.mock import Mock
 
 import pytest
 from django.conf import settings
@@ -21,8 +18,6 @@ import virtuemap_site.i18n
 from instruments.virtuemap.validation import validation_open
 
 pytestmark = pytest.mark.django_db
-
-ROOT = Path(__file__).resolve().parents[1]
 
 LANGUAGE_LINKS = re.compile(r'<nav class="language-switch"[^>]*>(.*?)</nav>', re.S)
 CURRENT_PAGE = re.compile(r'<a href="([^"]+)"[^>]*aria-current="page"')
@@ -38,33 +33,24 @@ def in_language(code: str) -> Client:
 
 @pytest.fixture
 def counted(monkeypatch):
-    """How many times the header's links were built: {"navigation": n, "languages": n}."""
-    calls = {"navigation": 0, "languages": 0}
-
-    def counting(name, build):
-        def wrapper(*args, **kwargs):
-            calls[name] += 1
-            return build(*args, **kwargs)
-
-        return wrapper
-
-    monkeypatch.setattr(
-        instruments.context_processors,
-        "navigation_links",
-        counting("navigation", instruments.context_processors.navigation_links),
-    )
-    monkeypatch.setattr(
-        virtuemap_site.i18n, "language_links", counting("languages", virtuemap_site.i18n.language_links)
-    )
-    return calls
+    """The header's two link builders, watched: ``counted()`` says how many times each has run."""
+    builders = {
+        "navigation": (instruments.context_processors, "navigation_links"),
+        "languages": (virtuemap_site.i18n, "language_links"),
+    }
+    watched = {}
+    for name, (module, function) in builders.items():
+        watched[name] = Mock(wraps=getattr(module, function))
+        monkeypatch.setattr(module, function, watched[name])
+    return lambda: {name: mock.call_count for name, mock in watched.items()}
 
 
 def test_the_header_is_built_once_per_page_and_language(client, instrument, counted):
     first, again = client.get("/models/").content.decode(), client.get("/models/").content.decode()
     assert first == again
-    assert counted == {"navigation": 1, "languages": 1}
+    assert counted() == {"navigation": 1, "languages": 1}
     client.get("/study/")
-    assert counted == {"navigation": 2, "languages": 2}
+    assert counted() == {"navigation": 2, "languages": 2}
 
 
 def test_each_page_marks_its_own_section_as_current(client, instrument):
@@ -114,26 +100,3 @@ def test_each_respondent_sees_their_own_reference_on_the_same_page(study_open):
         browser.post("/study/consent/", {"agree": "on", "accept": "1"})
         seen.append(REFERENCE.findall(browser.get("/study/item/").content.decode()))
     assert len(seen[0]) == len(seen[1]) == 1 and seen[0] != seen[1]
-
-
-@pytest.mark.parametrize(("debug", "backend"), [("false", "LocMemCache"), ("true", "DummyCache")])
-def test_production_keeps_the_fragments_in_process_memory_and_debug_keeps_none(debug, backend):
-    """Under DEBUG (`make run`) a template edited under the running server shows at the next request."""
-    code = "from django.conf import settings; print(settings.CACHES['fragments']['BACKEND'])"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "virtuemap_site.settings",
-        "DEBUG": debug,
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "STUDY_PANEL_HMAC_KEY": secrets.token_urlsafe(32),
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", f"import django; django.setup(); {code}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().rsplit(".", 1)[-1] == backend

@@ -128,6 +128,17 @@ def test_the_production_defaults_restrict_the_study_to_its_panel_and_turn_its_ap
     assert result.stdout.strip().splitlines()[-1] == "panel off True", result.stderr
 
 
+def test_production_keeps_rendered_page_parts_in_process_memory_and_the_embedded_defaults_keep_none():
+    """`CACHES["fragments"]` (tests/test_page_fragments.py): under `make run`'s DEBUG a template edited under the
+    running server shows at the next request."""
+    code = "from django.conf import settings as s; print(s.CACHES['fragments']['BACKEND'])"
+    production = _manage("shell", "-c", code, env=_production_env())
+    assert production.stdout.strip().splitlines()[-1].endswith(".LocMemCache"), production.stderr
+    embedded = {key: value for key, value in os.environ.items() if not key.startswith("DEBUG")}
+    newcomer = _manage("shell", "-c", code, env=embedded)
+    assert newcomer.stdout.strip().splitlines()[-1].endswith(".DummyCache"), newcomer.stderr
+
+
 def test_the_embedded_defaults_keep_the_study_and_its_api_open_for_a_newcomer():
     code = "from django.conf import settings as s; print(s.STUDY_ACCESS, s.STUDY_API, s.KEY_REVIEW_HOLD)"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DEBUG", "STUDY_"))}
