@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.services import instrument_load_file
@@ -21,7 +22,7 @@ RUN_EVERYTHING_ON_POSTGRESQL = os.environ.get("ALL_TESTS_ON_POSTGRESQL", "") == 
 
 
 def pytest_collection_modifyitems(config, items):
-    on_postgresql = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    on_postgresql = connection.vendor == "postgresql"
     skip = pytest.mark.skip(reason="runs on the embedded-defaults pass (ALL_TESTS_ON_POSTGRESQL=1 to run it here)")
     for item in items:
         if any(directory in Path(item.fspath).parents for directory in DATABASE_INDEPENDENT_DIRECTORIES):
@@ -125,7 +126,7 @@ def api_client():
 def database_url(settings):
     """The URL of the test database, for processes a test starts (they must see what the test committed)."""
     database = settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (set DATABASE_URL): other processes share the test database")
     user = database.get("USER") or "postgres"
     password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""

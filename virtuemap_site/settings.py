@@ -105,6 +105,9 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 # A persistent connection is checked before a request reuses it, so a database restart costs one request at most.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, whose health check reads the socket instead of sending SELECT 1 (virtuemap_site/postgresql).
+    DATABASES["default"]["ENGINE"] = "virtuemap_site.postgresql"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

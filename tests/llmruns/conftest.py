@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,11 +27,9 @@ def _quick_provider_retries(settings):
 
 
 @pytest.fixture(autouse=True)
-def _skip_without_postgres(request, settings):
+def _skip_without_postgres(request):
     """Skip tests marked `postgres` on SQLite, saying why (pytest -rs shows the reason)."""
-    if request.node.get_closest_marker("postgres") and settings.DATABASES["default"]["ENGINE"] != (
-        "django.db.backends.postgresql"
-    ):
+    if request.node.get_closest_marker("postgres") and connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL and Redis (set DATABASE_URL and REDIS_URL): a real worker shares the database")
 
 
