@@ -6,7 +6,8 @@ instrument loaded, the validation study opened for all 35 dilemma×virtue pairs)
 subprocess (`benchmarks/locustfile.py`):
 
 1. `Respondent` × 200 for 60 s: consent page → consent (CSRF token from the form) → 10 items, each confirmed (a 302
-   to the next item acknowledges the answer) → thank-you page with the completion code, then a new person;
+   to the next item, after the last to the thank-you page, acknowledges the answer) → thank-you page with the
+   completion code, then a new person;
 2. `BareEndpoint` × 200 for 20 s: the bare Django view (full middleware, no database), the baseline.
 
 Then every acknowledged answer is looked up in the database and N, Y are recounted (`verify_key_counts`). Reports

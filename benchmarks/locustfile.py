@@ -1,10 +1,11 @@
 """Locust users for `benchmarks/load.py` (run by it in a locust subprocess; not imported by the site).
 
 `Respondent` walks the study's pages as a person with a browser does: consent (with the CSRF token from the
-form), every item confirmed (a 302 to the next item acknowledges the answer), the thank-you page with its
-completion code; then starts over as a new person. By default there is no think time: each user is a closed loop,
-so the run measures what the server can carry. With LOAD_THINK_SECONDS=5 each user pauses that long after every
-page, as a person reading does, so the run measures how many people at once the server serves.
+form), every item confirmed (a 302 to the next item, or after the last to the thank-you page, acknowledges the
+answer), the thank-you page with its completion code; then starts over as a new person. By default there is no
+think time: each user is a closed loop, so the run measures what the server can carry. With LOAD_THINK_SECONDS=5
+each user pauses that long after every page, as a person reading does, so the run measures how many people at
+once the server serves.
 `BareEndpoint` requests the bare Django view for the baseline phase.
 
 The assignment ids of acknowledged answers are written, one per line, to LOAD_ACKNOWLEDGED_FILE when the run
@@ -42,12 +43,14 @@ class Respondent(FastHttpUser):
                 raise RescheduleTask()
             return token.group(1)
 
-    def _post(self, name: str, path: str, data: dict, location: str) -> bool:
+    def _post(self, name: str, path: str, data: dict, *locations: str) -> str | None:
+        """Send a form; the page it redirects to (one of ``locations``), or None (a failure) when it does not."""
         with self.client.post(path, data=data, name=name, catch_response=True, allow_redirects=False) as answer:
-            if answer.status_code != 302 or location not in answer.headers.get("Location", ""):
-                answer.failure(f"{path}: {answer.status_code} to {answer.headers.get('Location')}")
-                return False
-            return True
+            location = answer.headers.get("Location", "")
+            if answer.status_code == 302 and (reached := next((p for p in locations if p in location), None)):
+                return reached
+            answer.failure(f"{path}: {answer.status_code} to {location}")
+            return None
 
     @task
     def journey(self) -> None:
@@ -67,9 +70,12 @@ class Respondent(FastHttpUser):
                     return
             self._think()
             data = {"csrfmiddlewaretoken": csrf.group(1), "assignment": assignment.group(1), "action": "confirm"}
-            if not self._post("item answer", "/study/item/", data, "/study/item/"):
+            reached = self._post("item answer", "/study/item/", data, "/study/item/", "/study/thanks/")
+            if reached is None:
                 return
             ACKNOWLEDGED.append(int(assignment.group(1)))
+            if reached == "/study/thanks/":  # the last item answered
+                break
         with self.client.get("/study/thanks/", name="thank-you", catch_response=True) as thanks:
             if thanks.status_code != 200 or "completion-code" not in (thanks.text or ""):
                 thanks.failure(f"thank-you: {thanks.status_code}")

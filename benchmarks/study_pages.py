@@ -92,7 +92,9 @@ def journey(timings: Timings, client: Client) -> None:
             "assignment": ASSIGNMENT.search(html).group(1),
             "action": "confirm",
         }
-        timings.request({302: "item answer"}, client.post, "/study/item/", answer)
+        sent = timings.request({302: "item answer"}, client.post, "/study/item/", answer)
+        if sent["Location"].endswith("/study/thanks/"):  # the last item answered
+            break
     timings.request({200: "thank-you"}, client.get, "/study/thanks/")
 
 

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods
 from instruments import registry
 from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.forms import RankingForm
+from instruments.virtuemap.models import Assignment
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import instrument_content, items_total, study_is_open
 from instruments.virtuemap.validation import (
@@ -140,14 +141,18 @@ def study_item(request: HttpRequest) -> HttpResponse:
     # An answer is stored without reading anything first: the service locks and checks what it needs.
     form = RankingForm(request.POST, prefix="item")
     try:
-        sent = _answer_sent(request, form, respondent_id=respondent_id)
+        answered = _answer_sent(request, form, respondent_id=respondent_id)
     except ApplicationError as error:
         return _item_page(request, refused=True, error=error.message)
-    return redirect("study-item") if sent else _item_page(request, refused=True)
+    if answered is None:
+        return _item_page(request, refused=True)
+    # After the last item, straight to the thank-you page (which completes the respondent), not via the item page.
+    return redirect("study-thanks" if answered >= items_total() else "study-item")
 
 
-def _answer_sent(request: HttpRequest, form: RankingForm, *, respondent_id: str) -> bool:
-    """Send the page's answer to its service; False when its positions are invalid (the errors are on ``form``).
+def _answer_sent(request: HttpRequest, form: RankingForm, *, respondent_id: str) -> int | None:
+    """Send the page's answer to its service and return how many items the respondent has answered now (0 when the
+    answer was not stored); None when its positions are invalid (the errors are on ``form``).
 
     The services write nothing for an item that is not the respondent's pending one (a stale tab or the back
     button: the answer belongs to an item already answered), and the page that follows shows the pending one."""
@@ -155,29 +160,26 @@ def _answer_sent(request: HttpRequest, form: RankingForm, *, respondent_id: str)
     if request.POST.get("action") in (CONFIRM, CORRECT):
         answer = _item_answer(request, form)
         if answer is None:
-            return False
-        validation_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, answer=answer)
-        return True
+            return None
+        outcome = validation_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, answer=answer)
+        return outcome.answered if outcome is not None else 0
     # The attention check's page has one button, and a client may send none.
     if not form.is_valid():
-        return False
+        return None
     ordering = list(form.cleaned_data["ranking"])
-    if attention_check_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, ordering=ordering) is None:
+    check = attention_check_item_answer(respondent_id=respondent_id, assignment_id=assignment_id, ordering=ordering)
+    if check is None:
         # Not the pending check: a stale tab (the page that follows shows the pending item), or a validation item.
         raise ApplicationError(str(CHOOSE_A_BUTTON))
-    return True
+    return check.position  # items are served in order, each answered before the next: its position is the count
 
 
 def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") -> HttpResponse:
     """The respondent's current item (served now if need be); ``refused``: with the errors of the answer sent."""
-    respondent_id = request.session.get(SESSION_KEY)
-    try:
-        # The respondent is read once, locked, by the service that serves their item.
-        respondent, assignment = validation_serve(respondent_id=respondent_id)
-    except Respondent.DoesNotExist:  # withdrawn
-        respondent_read(request, None)
+    served = _served(request)
+    if served is None:
         return _no_respondent(request)
-    respondent_read(request, respondent)
+    respondent, assignment = served
     if assignment is None:
         if respondent.is_complete:
             return redirect("study-thanks")
@@ -213,6 +215,21 @@ def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") 
     )
 
 
+def _served(request: HttpRequest) -> tuple[Respondent, Assignment | None] | None:
+    """This browser's respondent, read once, locked, by the service that serves their item, and that item
+    (`validation_serve`; None when they are done); None when there is no respondent (withdrawn, or never consented)."""
+    respondent_id = request.session.get(SESSION_KEY)
+    if respondent_id is None:
+        return None
+    try:
+        respondent, assignment = validation_serve(respondent_id=respondent_id)
+    except Respondent.DoesNotExist:  # withdrawn
+        respondent_read(request, None)
+        return None
+    respondent_read(request, respondent)
+    return respondent, assignment
+
+
 def _posted_assignment(request: HttpRequest) -> int:
     value = request.POST.get("assignment", "")
     return int(value) if value.isdigit() and len(value) <= 18 else 0
@@ -246,9 +263,11 @@ def _completion_context(code: str | None, panel: bool) -> dict:
 
 
 def study_thanks(request: HttpRequest) -> HttpResponse:
-    respondent = _session_respondent(request)
-    if respondent is None:
+    served = _served(request)
+    if served is None:
         return _no_respondent(request)
+    # Straight from the last answer, serving finds nothing left and completes the respondent.
+    respondent, _assignment = served
     if not respondent.is_complete:
         return redirect("study-item")
     return _thanks(request, respondent)

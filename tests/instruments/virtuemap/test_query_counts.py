@@ -171,12 +171,18 @@ def pending_kind(client) -> str:
     return pending().kind
 
 
-def test_the_last_item_page_and_the_thanks_page(consented, costs, settings):
-    for _ in range(settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS):
+def test_the_last_answer_and_the_thanks_page(consented, costs, settings):
+    for _ in range(settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS - 1):
         answer_current(consented)
+    consented.get("/study/item/")
+    last = pending()
+    with costs(transactions=1):
+        assert consented.post("/study/item/", {"assignment": last.pk, "action": "confirm"}).url == "/study/thanks/"
+    with costs(transactions=1):  # completes the respondent
+        assert "VM-" in consented.get("/study/thanks/").content.decode()
     with costs(transactions=1):
         assert consented.get("/study/item/").url == "/study/thanks/"
-    with costs():
+    with costs(transactions=1):
         assert "VM-" in consented.get("/study/thanks/").content.decode()
 
 

@@ -176,6 +176,22 @@ def test_a_panel_respondent_walks_every_page_to_the_code_and_the_redirect(client
     assert ValidationResponse.objects.count() == 10 and not Respondent.objects.get().flagged
 
 
+def test_the_last_answer_leads_straight_to_the_thank_you_page(client, instrument, consent_texts, settings):
+    settings.STUDY_ATTENTION_CHECKS = 0
+    settings.STUDY_ITEMS_PER_RESPONDENT = 2
+    validation_open()
+    client.post("/study/consent/", {"agree": "on", "accept": "1"})
+    assert client.get("/study/thanks/").url == "/study/item/"  # not finished: their item, no code
+    redirects = []
+    for _ in range(2):
+        client.get("/study/item/")
+        item = Assignment.objects.filter(answered_at__isnull=True).get()
+        redirects.append(client.post("/study/item/", {"assignment": item.pk, "action": "confirm"}).url)
+    assert redirects == ["/study/item/", "/study/thanks/"]
+    assert "VM-COMPLETED" in client.get("/study/thanks/").content.decode()
+    assert Respondent.objects.get().is_complete and ValidationResponse.objects.count() == 2
+
+
 def test_another_browser_with_a_finished_panel_id_is_not_told_and_does_not_count(client, open_candidate):
     client.post("/study/consent/", {"agree": "on", "accept": "1", "pid": "p9"})
     Respondent.objects.update(completed_at="2026-01-01T00:00Z")
