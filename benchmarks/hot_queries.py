@@ -3,8 +3,10 @@
 Each of the study's prepared statements (`virtuemap_site.prepared_queries.PreparedQuery` and `PreparedUpdate`) is
 timed against the queryset it is compiled from, run through the ORM as before (built, compiled and run on every
 call): the item page's open candidates and locked respondent, the answer's locked assignment and its two updates
-(the candidate's counts, the assignment marked answered), and the session read. The ranking component of
-an unanswered item (`RankingForm.component_html`, kept per process) is timed against rendering its template. The two
+(the candidate's counts, the assignment marked answered), and the session read. The connection's health check
+(`virtuemap_site.postgresql`, which reads the socket) is timed against Django's, which sends SELECT 1 (on
+PostgreSQL). The ranking component of an unanswered item (`RankingForm.component_html`, kept per process) is timed
+against rendering its template. The two
 sides alternate in rounds, on the same rows, so that load from other processes falls on both alike; the report gives
 the median milliseconds of each side and their ratio. Both sides return the same result; the benchmark checks it.
 
@@ -33,7 +35,8 @@ in_process_site(STUDY_ATTENTION_CHECKS="0")
 
 from django.contrib.sessions.backends.db import SessionStore as DjangoSessionStore  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import transaction  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.db.backends.postgresql.base import DatabaseWrapper as DjangoDatabaseWrapper  # noqa: E402
 from django.template.loader import render_to_string  # noqa: E402
 from django.utils import timezone, translation  # noqa: E402
 
@@ -75,7 +78,7 @@ def pairs() -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
     texts = selectors.instrument_content().option_texts(assignment.dilemma_id)
     form = RankingForm(initial_ranking=list(assignment.displayed_order), option_texts=texts, prefix="item")
     legend, intro = "Proposed order, from most to least expressive of wisdom", "Is this the right order?"
-    return {
+    pieces = {
         "open candidates": (
             lambda: list(selectors._open_candidates_for(respondent=respondent.pk, language=language, now=now)),
             lambda: selectors.open_candidates_for(respondent=respondent, now=now),
@@ -109,6 +112,10 @@ def pairs() -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
             lambda: form.component_html(legend=legend, intro=intro),
         ),
     }
+    if connection.vendor == "postgresql":
+        # Both true on the open, idle connection: Django's sends SELECT 1, the site's reads the socket.
+        pieces["health check"] = (lambda: DjangoDatabaseWrapper.is_usable(connection), connection.is_usable)
+    return pieces
 
 
 def same(before: object, now: object) -> bool:
