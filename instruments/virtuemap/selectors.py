@@ -370,6 +370,13 @@ def items_total() -> int:
     return settings.STUDY_ITEMS_PER_RESPONDENT + settings.STUDY_ATTENTION_CHECKS
 
 
+def every_item_answered(answered: int) -> bool:
+    """The study's completion rule: a respondent who has answered ``answered`` items (validation items and attention
+    checks) has answered every item they are given (`items_total`). Serving decides by it that they are complete,
+    and the item page that the thank-you page follows their last answer."""
+    return answered >= items_total()
+
+
 def respondent_progress(*, respondent: Respondent) -> dict[str, int]:
     """answered and total items (validation items plus attention checks) for the progress bar."""
     answered = respondent.assignments.filter(answered_at__isnull=False).count()

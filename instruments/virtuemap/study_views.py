@@ -17,7 +17,7 @@ from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.models import Assignment
 from instruments.virtuemap.plugin import VALIDATION
-from instruments.virtuemap.selectors import instrument_content, items_total, study_is_open
+from instruments.virtuemap.selectors import every_item_answered, instrument_content, items_total, study_is_open
 from instruments.virtuemap.validation import (
     CHOOSE_A_BUTTON,
     CONFIRM,
@@ -147,7 +147,7 @@ def study_item(request: HttpRequest) -> HttpResponse:
     if answered is None:
         return _item_page(request, refused=True)
     # After the last item, straight to the thank-you page (which completes the respondent), not via the item page.
-    return redirect("study-thanks" if answered >= items_total() else "study-item")
+    return redirect("study-thanks" if every_item_answered(answered) else "study-item")
 
 
 def _answer_sent(request: HttpRequest, form: RankingForm, *, respondent_id: str) -> int | None:

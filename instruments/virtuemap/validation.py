@@ -250,10 +250,11 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
         # Decided while they were away: serve something still open in its place.
         pending.delete()
         assigned -= 1
-    items, checks = settings.STUDY_ITEMS_PER_RESPONDENT, settings.STUDY_ATTENTION_CHECKS
-    position = assigned + 1
-    if position > items + checks:
+    # Nothing is pending now, so every item assigned is answered.
+    if selectors.every_item_answered(assigned):
         return respondent_complete(respondent)
+    position = assigned + 1
+    items, checks = settings.STUDY_ITEMS_PER_RESPONDENT, settings.STUDY_ATTENTION_CHECKS
     if position in attention_check_positions(items=items, checks=checks):
         dilemma = rng.choice(selectors.instrument_content().dilemmas)
         displayed = list(OPTIONS)
