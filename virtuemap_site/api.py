@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 from datetime import datetime
 from typing import Any
 
 import orjson
+from django.conf import settings
 from django.http import HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, quote_etag
@@ -52,17 +54,31 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
 
 
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, which also refuses (400) a document nested deeper than Python's parser can follow.
+    """DRF's JSON parser, reading UTF-8 (JSON's own encoding, and the default) with orjson: a few times faster on a
+    score request's body, and stricter where DRF's would let a value through that no field can use.
 
-    `json` raises RecursionError rather than ValueError for `[[[[…` a hundred thousand levels deep, and DRF
-    only turns ValueError into a parse error.
+    The same documents parse to the same data, and the same malformed ones are refused (400, "JSON parse error -
+    …"), NaN and Infinity included. orjson also refuses a number out of a double's range (1e400, which `json` reads
+    as infinity), a string with an unpaired surrogate (which PostgreSQL could not store), and a document nested more
+    than 1,024 levels deep (`json` raises RecursionError for `[[[[…` a hundred thousand levels deep, which DRF would
+    not turn into a parse error). A body in another charset keeps DRF's decoding.
     """
 
+    NESTED_TOO_DEEPLY = "JSON parse error - the document is nested too deeply."
+
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        if codecs.lookup(encoding).name != "utf-8":
+            try:
+                return super().parse(stream, media_type, parser_context)
+            except RecursionError:
+                raise exceptions.ParseError(self.NESTED_TOO_DEEPLY) from None
         try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise exceptions.ParseError("JSON parse error - the document is nested too deeply.") from None
+            return orjson.loads(stream.read())
+        except orjson.JSONDecodeError as error:
+            if error.msg.startswith("depth limit"):
+                raise exceptions.ParseError(self.NESTED_TOO_DEEPLY) from None
+            raise exceptions.ParseError(f"JSON parse error - {error}") from None
 
 
 class StrictBooleanField(serializers.BooleanField):
@@ -277,8 +293,9 @@ class FastJSONRenderer(renderers.JSONRenderer):
             body = orjson.dumps(data, option=self.OPTIONS)
         except TypeError:  # orjson.JSONEncodeError: a type above, a key that is not a string, an int over 64 bits
             return super().render(data, accepted_media_type, renderer_context)
-        # As DRF does: these two are valid JSON but end a line in JavaScript.
-        if b"\xe2\x80\xa8" in body or b"\xe2\x80\xa9" in body:
+        # As DRF does: these two are valid JSON but end a line in JavaScript. Most bodies are ASCII, which is checked
+        # at once, where searching for them costs a score body a twentieth of its request.
+        if not body.isascii() and (b"\xe2\x80\xa8" in body or b"\xe2\x80\xa9" in body):
             body = body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
         return body
 
