@@ -9,7 +9,6 @@ opposite to the key", which is a statement the data cannot support.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,14 +39,18 @@ class VirtueProfile:
         available for them (only requested virtues).
     answered: dilemma ids with a ranking, sorted.
     skipped: dilemma ids mapped to None, sorted.
-    keys_used: the (dilemma id, virtue id) pairs that entered a score, sorted.
+    keys_used: the (dilemma id, virtue id) pairs that entered a score, sorted (read from per_dilemma when asked:
+        scoring a questionnaire for the score API does not need them).
     """
 
     scores: dict[str, float | None]
     per_dilemma: dict[str, dict[str, float]]
     answered: tuple[str, ...]
     skipped: tuple[str, ...]
-    keys_used: tuple[tuple[str, str], ...]
+
+    @property
+    def keys_used(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted((dilemma, virtue) for dilemma, row in self.per_dilemma.items() for virtue in row))
 
 
 def virtue_profile(
@@ -172,9 +175,12 @@ def virtue_profile_from_table(
         alignments = None
         # A string is a sequence too ("ABCDE"), and must not pass as a ranking.
         if entries is not None and isinstance(ranking, (list, tuple)):
-            # An item that cannot be a dictionary key is not a letter either.
-            with contextlib.suppress(TypeError):
+            # An item that cannot be a dictionary key is not a letter either. A try costs nothing here, where
+            # contextlib.suppress would build an object per dilemma of every score request.
+            try:  # noqa: SIM105
                 alignments = entries.get(tuple(ranking))
+            except TypeError:
+                pass
         if alignments is None:
             # Not in the table: not a valid ranking (raises), or a dilemma without keys.
             _validated(ranking, f"ranking for {dilemma}")
@@ -288,13 +294,11 @@ def _profile_from_alignments(
     for virtue in virtues:
         values = [row[virtue] for row in per_dilemma.values() if virtue in row]
         scores[virtue] = sum(values) / len(values) if values else None
-    keys_used = sorted((dilemma, virtue) for dilemma, row in per_dilemma.items() for virtue in row)
     return VirtueProfile(
         scores=scores,
         per_dilemma=per_dilemma,
         answered=tuple(answered),
         skipped=tuple(skipped),
-        keys_used=tuple(keys_used),
     )
 
 

@@ -3,6 +3,8 @@ and the published model profiles. One class per operation."""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -256,8 +258,9 @@ class ProfileScoreApi(PlainJSONRequestMixin, APIView):
             raise ApplicationError(_('the body must be a JSON object with "rankings"'), {"errors": [problem]})
         refuse_unknown_fields(data, ("rankings", "language"))
         language = _edition_parameter(data.get("language", selectors.ENGLISH))
-        result = services.profile_score(rankings=data.get("rankings"), language=language)
-        return self.plain_json_response(request, _profile_score_body(result))
+        context = selectors.profile_scoring_context(language=language)
+        result = services.profile_score(rankings=data.get("rankings"), context=context)
+        return self.plain_json_response(request, _profile_score_body(result, context))
 
 
 def _edition_parameter(language: object) -> str:
@@ -272,18 +275,45 @@ def _edition_parameter(language: object) -> str:
     return edition
 
 
-def _profile_score_body(result: services.ProfileResult) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _ContextBodies:
+    """What a score body shows of its scoring context, by answered dilemma: each key as `UsedKey` and the edition of
+    each key (`ProfileResult.key_language`)."""
+
+    keys: dict[str, list[dict[str, Any]]]
+    key_language: dict[str, dict[str, str]]
+
+
+@functools.lru_cache(maxsize=8)
+def _context_bodies(context: selectors.ProfileScoringContext) -> _ContextBodies:
+    """`_ContextBodies` of a scoring context, built once and shared, read only, by every body scored with it: built
+    per request they cost a third as much as the scoring. A changed key brings a new context
+    (`selectors.profile_scoring_context`), hence new bodies; the few kept here are the editions' current contexts and
+    the ones just replaced."""
+    keys: dict[str, list[dict[str, Any]]] = {}
+    key_language: dict[str, dict[str, str]] = {}
+    for key in context.keys:
+        # id, dilemma, virtue, ordering, round, provenance, language: the dataclass's fields, copied in one go.
+        keys.setdefault(key.dilemma, []).append({**key.__dict__, "ordering": list(key.ordering)})
+        key_language.setdefault(key.dilemma, {})[key.virtue] = key.language
+    return _ContextBodies(keys=keys, key_language=key_language)
+
+
+def _profile_score_body(result: services.ProfileResult, context: selectors.ProfileScoringContext) -> dict[str, Any]:
     """`ProfileScoreApi.OutputSerializer`'s shape, built directly: this is the API's hot path, and DRF's field
-    machinery cost more than the scoring itself (the schemathesis test checks bodies against the schema)."""
+    machinery cost more than the scoring itself (the schemathesis test checks bodies against the schema).
+    ``context`` is the one that scored ``result``: its keys are those of `result.keys`'s dilemmas, in its order."""
+    bodies = _context_bodies(context)
     return {
         "scores": result.scores,
         "per_dilemma": result.per_dilemma,
         "answered": list(result.answered),
         "skipped": list(result.skipped),
-        # id, dilemma, virtue, ordering, round, provenance, language: the dataclass's fields, copied in one go.
-        "keys": [{**key.__dict__, "ordering": list(key.ordering)} for key in result.keys],
+        "keys": [key for dilemma in result.answered for key in bodies.keys.get(dilemma, ())],
         "language": result.language,
-        "key_language": result.key_language,
+        "key_language": {
+            dilemma: bodies.key_language[dilemma] for dilemma in result.answered if dilemma in bodies.key_language
+        },
         "nearest_models": [
             {"slug": model.slug, "name": model.name, "similarity": model.similarity} for model in result.nearest_models
         ],

@@ -96,19 +96,19 @@ def profile_score(
     """
     context = context or profile_scoring_context(language=language)
     checked = _checked_rankings(rankings, context)
-    profile = virtue_profile_from_table(
-        {dilemma: checked.get(dilemma) for dilemma in context.dilemmas}, context.alignments, context.virtues
-    )
-    order = {dilemma: position for position, dilemma in enumerate(context.dilemmas)}
-    answered = set(profile.answered)
+    ranked = {dilemma: checked.get(dilemma) for dilemma in context.dilemmas}
+    profile = virtue_profile_from_table(ranked, context.alignments, context.virtues)
+    # In instrument order, where the profile sorts them by id.
+    answered = tuple(dilemma for dilemma, ranking in ranked.items() if ranking is not None)
+    skipped = tuple(dilemma for dilemma, ranking in ranked.items() if ranking is None)
     nearest = nearest_profiles_prepared(profile.scores, context.models, k=NEAREST_MODEL_COUNT)
     return ProfileResult(
         scores=profile.scores,
-        per_dilemma={dilemma: profile.per_dilemma[dilemma] for dilemma in sorted(profile.per_dilemma, key=order.get)},
-        answered=tuple(sorted(profile.answered, key=order.get)),
-        skipped=tuple(sorted(profile.skipped, key=order.get)),
+        per_dilemma={dilemma: profile.per_dilemma[dilemma] for dilemma in answered},
+        answered=answered,
+        skipped=skipped,
         # Every key of an answered dilemma enters its scores (the context's keys are the instrument's virtues').
-        keys=tuple(key for key in context.keys if key.dilemma in answered),
+        keys=tuple(key for key in context.keys if key.dilemma in profile.per_dilemma),
         nearest_models=tuple(
             NearestModel(slug=slug, name=context.model_names[slug], similarity=similarity)
             for slug, similarity in nearest

@@ -43,6 +43,32 @@ def test_the_response_names_every_retained_key_it_used(api_client, instrument):
     assert keys[0]["provenance"] == "published"
 
 
+def test_the_bodys_keys_and_their_editions_are_the_scoring_services(api_client, instrument):
+    """The body's keys and `key_language` come from what its scoring context built once; the service's result is the
+    reference."""
+    from instruments.virtuemap.profiling import profile_score
+
+    result = profile_score(rankings={**RANKINGS, "D4": None})
+    body = score(api_client, {"rankings": {**RANKINGS, "D4": None}}).json()
+    assert [key["id"] for key in body["keys"]] == [key.id for key in result.keys]
+    assert body["key_language"] == result.key_language
+
+
+def test_a_key_removed_after_a_score_is_gone_from_the_next_scores_keys(api_client, instrument):
+    """A score body's keys are built once per scoring context and shared; a changed key brings a new context."""
+    from instruments.virtuemap.models import KeyCandidate
+
+    def keys():
+        return [
+            (key["dilemma"], key["virtue"])
+            for key in score(api_client, {"rankings": {"D1": RANKINGS["D1"]}}).json()["keys"]
+        ]
+
+    assert keys() == [("D1", virtue) for virtue in VIRTUES]
+    KeyCandidate.objects.filter(dilemma_id="D1", virtue_id="wisdom").get().delete()
+    assert keys() == [("D1", virtue) for virtue in VIRTUES if virtue != "wisdom"]
+
+
 def test_a_virtue_without_a_usable_dilemma_is_null(api_client, instrument):
     from instruments.virtuemap.models import KeyCandidate
 
@@ -113,6 +139,20 @@ def test_a_body_that_is_not_json_gets_the_same_error_shape(api_client, instrumen
     response = api_client.post(URL, "{rankings", content_type="application/json")
     assert response.status_code == 400
     assert set(response.json()) == {"message", "extra"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"rankings": {"D1": 1e400}}',  # beyond a double: Python's json would read infinity
+        '{"rankings": {"\\ud800": null}}',  # an unpaired surrogate, which no database column could store
+        '{"rankings": {"D1": NaN}}',
+    ],
+)
+def test_json_that_no_field_could_use_is_a_parse_error(api_client, instrument, body):
+    response = api_client.post(URL, body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("JSON parse error - ")
 
 
 def test_anonymous_posts_are_throttled_by_the_rate_in_settings(api_client, instrument, monkeypatch):
