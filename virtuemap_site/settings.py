@@ -150,8 +150,12 @@ CACHES["fragments"] = {
     "OPTIONS": {"MAX_ENTRIES": 1000},
 }
 # Scoring reads the retained keys and the published model profiles on every request, so they are cached; a change
-# is forgotten on commit in its own process, and in the others within this many seconds (at once with Redis).
+# is forgotten on commit in its own process, and in the others within this many seconds (sooner with Redis: below).
 PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
+# With a shared cache (Redis), how often at most a process asks it whether another process changed that data (and
+# the instrument's texts): a change elsewhere reaches its scores and pages within this many seconds. Asking on every
+# request cost a score request a third of its time (docs/performance.md, the eighth pass).
+SNAPSHOT_CHECK_SECONDS = env.float("SNAPSHOT_CHECK_SECONDS", default=1.0)
 
 # --- REST API (Django REST framework, drf-spectacular, django-cors-headers) -----------------------------
 # One error shape for every API error: {"message": …, "extra": {…}} (virtuemap_site/errors.py).

@@ -14,11 +14,12 @@ from virtuemap_site.resilient_cache import resilient_cache as cache
 class CachedSnapshot[T]:
     """A value loaded from the database once and reused until it may be stale.
 
-    Each process keeps the value itself, so a hit costs one cache read of a small integer: unpickling the
-    value on every request would cost more than loading it does rarely (and its garbage made collection
-    pauses). `forget()` raises the generation in the cache; a process reloads when the generation differs
-    from the one it loaded under, or after ``PROFILE_CACHE_SECONDS`` in any case, which bounds staleness when
-    the cache is per process (the default) and the change happened in another one.
+    Each process keeps the value itself, so a hit costs at most one cache read of a small integer: unpickling the
+    value on every request would cost more than loading it does rarely (and its garbage made collection pauses).
+    `forget()` raises the generation in the cache and drops the value here, so this process reloads at once. Another
+    process reloads when the generation differs from the one it loaded under, which it asks the cache at most every
+    ``SNAPSHOT_CHECK_SECONDS`` (a read of a shared cache is a round trip, as dear as the rest of a score request), and
+    after ``PROFILE_CACHE_SECONDS`` in any case, which bounds staleness when the cache is per process (the default).
     """
 
     instances: list[CachedSnapshot] = []
@@ -30,17 +31,27 @@ class CachedSnapshot[T]:
         self._value: T | None = None
         self._generation: int | None = None
         self._loaded_at = 0.0
+        self._checked_at = 0.0
 
     def get(self, load: Callable[[], T]) -> T:
+        now = time.monotonic()
+        with self._lock:
+            if self._kept(now) and now - self._checked_at < settings.SNAPSHOT_CHECK_SECONDS:
+                return self._value
         generation = cache.get(self.generation_key, 0)
         with self._lock:
-            fresh = time.monotonic() - self._loaded_at < settings.PROFILE_CACHE_SECONDS
-            if self._value is not None and fresh and generation == self._generation:
+            if self._kept(now) and generation == self._generation:
+                self._checked_at = now
                 return self._value
         value = load()
         with self._lock:
-            self._value, self._generation, self._loaded_at = value, generation, time.monotonic()
+            self._value, self._generation = value, generation
+            self._loaded_at = self._checked_at = time.monotonic()
         return value
+
+    def _kept(self, now: float) -> bool:
+        """Whether a value is kept here, loaded less than ``PROFILE_CACHE_SECONDS`` ago."""
+        return self._value is not None and now - self._loaded_at < settings.PROFILE_CACHE_SECONDS
 
     def forget(self) -> None:
         try:
