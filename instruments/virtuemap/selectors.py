@@ -210,8 +210,9 @@ def profile_scoring_context(*, language: str = ENGLISH) -> ProfileScoringContext
 
     Every score request needs it and it rarely changes, so it is a `CachedSnapshot`: a saved or deleted key
     candidate, virtue or dilemma (`surveys.apps`), model or model profile (`llmruns.apps`) forgets it when its
-    transaction commits; other processes notice at once through a shared cache (``CACHE_URL`` on Redis), else
-    within ``PROFILE_CACHE_SECONDS``. The model profiles are in it too, so a request checks one generation.
+    transaction commits; other processes notice through a shared cache (``CACHE_URL`` on Redis) within
+    ``SNAPSHOT_CHECK_SECONDS``, else within ``PROFILE_CACHE_SECONDS``. The model profiles are in it too, so a request
+    checks one generation.
     """
     return PROFILE_SCORING_CONTEXTS[language].get(lambda: _profile_scoring_context_load(language))
 
