@@ -287,7 +287,7 @@ class _ContextBodies:
 @functools.lru_cache(maxsize=8)
 def _context_bodies(context: selectors.ProfileScoringContext) -> _ContextBodies:
     """`_ContextBodies` of a scoring context, built once and shared, read only, by every body scored with it: built
-    per request they cost a third as much as the scoring. A changed key brings a new context
+    per request they cost about half as much as the scoring. A changed key brings a new context
     (`selectors.profile_scoring_context`), hence new bodies; the few kept here are the editions' current contexts and
     the ones just replaced."""
     keys: dict[str, list[dict[str, Any]]] = {}
@@ -302,7 +302,8 @@ def _context_bodies(context: selectors.ProfileScoringContext) -> _ContextBodies:
 def _profile_score_body(result: services.ProfileResult, context: selectors.ProfileScoringContext) -> dict[str, Any]:
     """`ProfileScoreApi.OutputSerializer`'s shape, built directly: this is the API's hot path, and DRF's field
     machinery cost more than the scoring itself (the schemathesis test checks bodies against the schema).
-    ``context`` is the one that scored ``result``: its keys are those of `result.keys`'s dilemmas, in its order."""
+    ``context`` is the one that scored ``result``, whose keys are the context's keys of the answered dilemmas, in the
+    context's order."""
     bodies = _context_bodies(context)
     return {
         "scores": result.scores,
