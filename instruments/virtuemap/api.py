@@ -290,13 +290,11 @@ def _context_bodies(context: selectors.ProfileScoringContext) -> _ContextBodies:
     per request they cost about half as much as the scoring. A changed key brings a new context
     (`selectors.profile_scoring_context`), hence new bodies; the few kept here are the editions' current contexts and
     the ones just replaced."""
+    shown = ProfileScoreApi.OutputSerializer.KeySerializer()
     keys: dict[str, list[dict[str, Any]]] = {}
-    key_language: dict[str, dict[str, str]] = {}
     for key in context.keys:
-        # id, dilemma, virtue, ordering, round, provenance, language: the dataclass's fields, copied in one go.
-        keys.setdefault(key.dilemma, []).append({**key.__dict__, "ordering": list(key.ordering)})
-        key_language.setdefault(key.dilemma, {})[key.virtue] = key.language
-    return _ContextBodies(keys=keys, key_language=key_language)
+        keys.setdefault(key.dilemma, []).append(shown.to_representation(key))
+    return _ContextBodies(keys=keys, key_language=selectors.key_language_map(context.keys))
 
 
 def _profile_score_body(result: services.ProfileResult, context: selectors.ProfileScoringContext) -> dict[str, Any]:

@@ -296,11 +296,9 @@ class VirtueMap(Instrument):
         language = edition_language(context.language)
         if language != ENGLISH:
             # Which edition's key scored each dilemma × virtue, as a questionnaire's stored profile says it.
-            from instruments.virtuemap.selectors import edition_keys
+            from instruments.virtuemap.selectors import edition_keys, key_language_map
 
-            summary["key_language"] = {}
-            for key in edition_keys(language=language):
-                summary["key_language"].setdefault(key.dilemma, {})[key.virtue] = key.language
+            summary["key_language"] = key_language_map(edition_keys(language=language))
         return summary
 
     def study_length(self, study: str, options: Mapping[str, Any]) -> StudyLength | None:

@@ -19,6 +19,7 @@ from instruments.virtuemap.selectors import (
     ProfileScoringContext,
     RetainedKey,
     key_edition,
+    key_language_map,
     profile_scoring_context,
 )
 from scoring import nearest_profiles_prepared, virtue_profile_from_table
@@ -69,10 +70,7 @@ class ProfileResult:
     def key_language(self) -> dict[str, dict[str, str]]:
         """Dilemma id → virtue id → the edition whose key entered the score: the questionnaire's `language` where
         its edition has retained the key, else en (the English edition's key stands in)."""
-        editions: dict[str, dict[str, str]] = {}
-        for key in self.keys:
-            editions.setdefault(key.dilemma, {})[key.virtue] = key.language
-        return editions
+        return key_language_map(self.keys)
 
     @property
     def fallback_keys(self) -> tuple[RetainedKey, ...]:

@@ -69,6 +69,15 @@ class RetainedKey:
     language: str = ENGLISH
 
 
+def key_language_map(keys: Iterable[RetainedKey]) -> dict[str, dict[str, str]]:
+    """Dilemma id → virtue id → the edition whose key scores it (`RetainedKey.language`), for these keys: what a
+    scored questionnaire, a score body and a model's summary record as `key_language`."""
+    editions: dict[str, dict[str, str]] = {}
+    for key in keys:
+        editions.setdefault(key.dilemma, {})[key.virtue] = key.language
+    return editions
+
+
 @dataclass(frozen=True, eq=False)
 class ProfileScoringContext:
     """The instrument's dilemma and virtue ids (in instrument order), the keys that score a questionnaire in
