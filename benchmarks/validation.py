@@ -14,7 +14,10 @@ Reported:
   target ≤ 2 %;
 - submissions per second through the services (serving the next item plus submitting), against a baseline
   that inserts the same response rows one by one without assignment and promotion, in the same run
-  (median of `--repeats`); the ratio is printed.
+  (median of `--repeats`); the ratio is printed;
+- with `--statements`, where a timed cycle (next item + submit + promotion) spends its time: each kind of statement
+  and the commits, per submission, timed around the database driver's call (round trip and the server's work).
+  The timing costs time itself (about a tenth of the cycle): quote the rates from a run without it.
 
 It runs with the production settings `benchmarks/load.py` gives gunicorn (`serving.site_environment`: DEBUG off, so
 no statement is logged in memory), on a throwaway database `bench_<NAME>` created and migrated next to the one in
@@ -30,7 +33,9 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,20 +88,90 @@ class Population:
         return False, list(adjacent_swap(candidate.ordering, self.rng))
 
 
-def simulate(args: argparse.Namespace) -> dict:
+class StatementTimes:
+    """Time spent in each kind of statement while `recording` (a `connection.execute_wrapper`), and in commits."""
+
+    def __init__(self) -> None:
+        self.recording = False
+        self.seconds: defaultdict[str, list[float]] = defaultdict(list)
+
+    def __call__(self, execute: Callable, sql: str, params: object, many: bool, context: dict) -> object:
+        if not self.recording:
+            return execute(sql, params, many, context)
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.seconds[statement_kind(sql)].append(time.perf_counter() - started)
+
+    @contextmanager
+    def commits_timed(self) -> Iterator[None]:
+        """Time the commits too: `transaction.atomic` ends through `connection.commit`."""
+        commit = connection.commit
+
+        def timed_commit() -> None:
+            started = time.perf_counter()
+            commit()
+            if self.recording:
+                self.seconds["COMMIT"].append(time.perf_counter() - started)
+
+        connection.commit = timed_commit
+        try:
+            yield
+        finally:
+            del connection.commit
+
+    def report(self, cycles: int) -> None:
+        print("where a cycle's time went (per submission; each statement timed around the driver's call):")
+        for kind, seconds in sorted(self.seconds.items(), key=lambda item: -sum(item[1])):
+            print(
+                f"  {sum(seconds) / cycles * 1e3:6.3f} ms  {len(seconds) / cycles:5.2f}×  "
+                f"{statistics.median(seconds) * 1e3:6.3f} ms each (median)  {kind}"
+            )
+
+
+def statement_kind(sql: str) -> str:
+    """The statement's verb, its table and whether it locks: what the outermost query (outside any parentheses) says."""
+    depth, outer = 0, []
+    for char in sql:
+        depth += char == "("
+        if depth == 0:
+            outer.append(char)
+        depth -= char == ")"
+    words = "".join(outer).replace('"', "").split()
+    verb = words[0].upper()
+    table = next((words[i + 1] for i, word in enumerate(words[:-1]) if word.upper() in ("FROM", "INTO", "UPDATE")), "")
+    return f"{verb} {table}" + (" FOR UPDATE" if "FOR UPDATE" in sql else "")
+
+
+@contextmanager
+def timed(seconds: dict[str, float], key: str, statements: StatementTimes | None = None) -> Iterator[None]:
+    """Add the block's time to ``seconds[key]``, recording its statements in ``statements`` meanwhile."""
+    if statements is not None:
+        statements.recording = True
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[key] += time.perf_counter() - started
+        if statements is not None:
+            statements.recording = False
+
+
+def simulate(args: argparse.Namespace, statements: StatementTimes | None = None) -> dict:
     rng = random.Random(args.seed)
     instrument_load_file()
     consent_text_install_defaults()
     population = Population(validation_open(), args.poor, rng)
     active: list[list] = []
-    submissions, respondents, elapsed, submitting = 0, 0, 0.0, 0.0
+    submissions, respondents = 0, 0
+    seconds = {"serving and submitting": 0.0, "submitting": 0.0}
     while KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).exists():
         while len(active) < args.concurrent:
             respondent = respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent
             respondents += 1
-            started = time.perf_counter()
-            assignment = validation_next_assignment(respondent=respondent, rng=rng)
-            elapsed += time.perf_counter() - started
+            with timed(seconds, "serving and submitting", statements=statements):
+                assignment = validation_next_assignment(respondent=respondent, rng=rng)
             if assignment is None:
                 break
             active.append([respondent, assignment])
@@ -105,13 +180,12 @@ def simulate(args: argparse.Namespace) -> dict:
         slot = rng.randrange(len(active))
         respondent, assignment = active[slot]
         confirmed, ordering = population.answer(assignment.candidate)
-        started = time.perf_counter()
-        validation_response_submit(
-            respondent=respondent, candidate_id=assignment.candidate_id, confirmed=confirmed, ordering=ordering
-        )
-        submitting += time.perf_counter() - started
-        following = validation_next_assignment(respondent=respondent, rng=rng)
-        elapsed += time.perf_counter() - started
+        with timed(seconds, "serving and submitting", statements=statements):
+            with timed(seconds, "submitting"):
+                validation_response_submit(
+                    respondent=respondent, candidate_id=assignment.candidate_id, confirmed=confirmed, ordering=ordering
+                )
+            following = validation_next_assignment(respondent=respondent, rng=rng)
         submissions += 1
         if following is None:
             active.pop(slot)
@@ -119,7 +193,12 @@ def simulate(args: argparse.Namespace) -> dict:
             active[slot][1] = following
         if respondents > args.max_respondents:
             raise SystemExit(f"gave up after {args.max_respondents} respondents with candidates still open")
-    return {"submissions": submissions, "respondents": respondents, "seconds": elapsed, "submitting": submitting}
+    return {
+        "submissions": submissions,
+        "respondents": respondents,
+        "seconds": seconds["serving and submitting"],
+        "submitting": seconds["submitting"],
+    }
 
 
 def baseline_seconds(repeats: int) -> tuple[float, int]:
@@ -145,13 +224,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--max-respondents", type=int, default=5000)
+    parser.add_argument(
+        "--statements", action="store_true", help="also say where a cycle's time went, statement by statement"
+    )
     args = parser.parse_args(argv)
     settings.STUDY_ATTENTION_CHECKS = 0
     # Simulated respondents answer at once and alike, which the key review would rightly hold; this measures the rule.
     settings.KEY_REVIEW_HOLD = False
 
+    statements = StatementTimes() if args.statements else None
     with throwaway_database():
-        run = simulate(args)
+        if statements is None:
+            run = simulate(args)
+        else:
+            with connection.execute_wrapper(statements), statements.commits_timed():
+                run = simulate(args, statements)
         decided = KeyCandidate.objects.filter(round__gte=1).exclude(status=KeyCandidate.Status.OPEN)
         minimum = sum(decided.values_list("n_evaluations", flat=True))
         used = ValidationResponse.objects.count()
@@ -174,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"baseline (bare insert of the same {base_rows} rows): {base_rate:,.0f} rows/s")
     print(f"ratio baseline/services: {base_rate / service_rate:.1f}× (the cost of assignment and promotion)")
     print(f"counter drift: {len(drift)} candidates")
+    if statements is not None:
+        statements.report(run["submissions"])
     return 0 if overshoot <= OVERSHOOT_TARGET and not drift else 1
 
 
