@@ -700,10 +700,13 @@ class Instrument:
         study has its own pages (VirtueMap's adaptive key validation)."""
         return None
 
-    def study_length(self, study: str, options: Mapping[str, Any]) -> StudyLength | None:
+    def study_length(
+        self, study: str, options: Mapping[str, Any], *, language: str | None = None
+    ) -> StudyLength | None:
         """How many pages a respondent of ``study`` answers (under the design ``options`` of their link) and about how
         long that takes, for the information sheet; None when it cannot be said yet (the items are not loaded).
-        The default counts the questionnaire's sequence at its ``seconds_per_item``."""
+        ``language`` is that of the consent text the respondent reads, when the caller has it (None: this request's
+        text). The default counts the questionnaire's sequence at its ``seconds_per_item``."""
         questionnaire = self.questionnaire(study)
         if questionnaire is None or not questionnaire.is_ready():
             return None

@@ -92,5 +92,5 @@ def study_information(*, text: ConsentText, options: Mapping[str, Any] | None = 
         name: getattr(text, name) or getattr(settings, f"STUDY_{name.upper()}") for name in ConsentText.DETAIL_FIELDS
     }
     study = registry.study(text.study)
-    length = registry.instrument(study.instrument).study_length(text.study, options or {})
+    length = registry.instrument(study.instrument).study_length(text.study, options or {}, language=text.language)
     return StudyInformation(**details, length=length)

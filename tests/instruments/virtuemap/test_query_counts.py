@@ -97,6 +97,15 @@ def test_the_consent_page(client, study, costs):
         assert client.get("/study/consent/").status_code == 200
 
 
+def test_the_consent_page_reads_its_consent_text_once(client, study, costs):
+    """The information sheet's length is counted in the edition of the text already read, not by reading it again."""
+    with costs(transactions=1) as captured:
+        page = client.get("/study/consent/")
+    assert page.status_code == 200 and page.context["information"].length is not None
+    reads = [query["sql"] for query in captured.captured_queries if 'FROM "surveys_consenttext"' in query["sql"]]
+    assert len(reads) == 1, reads
+
+
 def test_the_consent_submission_gives_a_new_session(client, study, costs):
     old_key = client.session.session_key  # a session planted before consent
     with costs(transactions=3):  # the consent, the respondent, the new session's row
