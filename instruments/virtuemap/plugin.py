@@ -306,18 +306,17 @@ class VirtueMap(Instrument):
     ) -> StudyLength | None:
         """The validation study: STUDY_ITEMS_PER_RESPONDENT items (fewer when fewer orderings are open, since nobody
         judges the same dilemma and virtue twice) and STUDY_ATTENTION_CHECKS checks; profiling: every dilemma.
-        ``language`` (the consent text's) saves reading the text again to learn the edition."""
+        ``language`` (the consent text's) saves reading the text again to learn the edition (`edition_of_arrival`)."""
         from django.conf import settings
 
         from instruments.virtuemap.models import Dilemma, KeyCandidate
-        from instruments.virtuemap.selectors import key_edition
 
         if study == PROFILING:
             return StudyLength(items=Dilemma.objects.count(), seconds_per_item=PROFILING_SECONDS_PER_ITEM)
         from instruments.virtuemap.validation import edition_of_arrival
 
         # A respondent is served only the open orderings of the edition they consent in.
-        edition = edition_of_arrival() if language is None else key_edition(language)
+        edition = edition_of_arrival(consent_language=language)
         open_orderings = KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN, language=edition).count()
         checks = settings.STUDY_ATTENTION_CHECKS
         items = min(settings.STUDY_ITEMS_PER_RESPONDENT, open_orderings) + checks

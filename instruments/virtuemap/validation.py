@@ -141,11 +141,14 @@ def validation_open(
     return created
 
 
-def edition_of_arrival() -> str:
+def edition_of_arrival(*, consent_language: str | None = None) -> str:
     """The edition a visitor of this request would validate: that of the consent text they would agree to (in their
-    language when the study has one, else English), which becomes their `Respondent.language`."""
-    text = consent_text_current(study=VALIDATION)
-    return selectors.key_edition(text.language if text else None)
+    language when the study has one, else English), which becomes their `Respondent.language`. A caller that has
+    read that text already gives its language as ``consent_language``, and the text is not read again."""
+    if consent_language is None:
+        text = consent_text_current(study=VALIDATION)
+        consent_language = text.language if text else None
+    return selectors.key_edition(consent_language)
 
 
 def attention_check_positions(*, items: int, checks: int) -> set[int]:
