@@ -2,7 +2,7 @@
 
 Each of the study's prepared statements (`virtuemap_site.prepared_queries.PreparedQuery` and `PreparedUpdate`) is
 timed against the queryset it is compiled from, run through the ORM as before (built, compiled and run on every
-call): the item page's open candidates and locked respondent, the answer's locked assignment and its two updates
+call): the item page's open candidates and respondent with counts, the answer's locked assignment and its two updates
 (the candidate's counts, the assignment marked answered), and the session read. The connection's health check
 (`virtuemap_site.postgresql`, which reads the socket) is timed against Django's, which sends SELECT 1 (on
 PostgreSQL). The ranking component of an unanswered item (`RankingForm.component_html`, kept per process) is timed
@@ -83,9 +83,9 @@ def pairs() -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
             lambda: list(selectors._open_candidates_for(respondent=respondent.pk, language=language, now=now)),
             lambda: selectors.open_candidates_for(respondent=respondent, now=now),
         ),
-        "locked respondent": (
-            in_transaction(lambda: validation._respondent_with_counts(respondent.pk).get()),
-            in_transaction(lambda: validation._respondent_locked(respondent_pk=respondent.pk)),
+        "respondent with counts": (
+            lambda: validation._respondent_with_counts(respondent.pk).get(),
+            lambda: validation._respondent_with_counts_read(respondent_pk=respondent.pk),
         ),
         "locked assignment": (
             in_transaction(

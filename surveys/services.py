@@ -412,8 +412,12 @@ def respondent_withdraw_by_reference(*, reference: str) -> WithdrawalReport | No
 
 
 def respondent_complete(respondent: Respondent) -> None:
-    respondent.completed_at = timezone.now()
-    respondent.save(update_fields=["completed_at"])
+    """Mark the respondent complete, now. Raises Respondent.DoesNotExist, changing nothing, when they have withdrawn
+    meanwhile (a caller that holds no lock on them can meet that)."""
+    completed_at = timezone.now()
+    if not Respondent.objects.filter(pk=respondent.pk).update(completed_at=completed_at):
+        raise Respondent.DoesNotExist(f"respondent {respondent.pk} has withdrawn")
+    respondent.completed_at = completed_at
     return None
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import IntegrityError, OperationalError, models, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -170,28 +170,53 @@ def validation_next_assignment(*, respondent: Respondent, rng: random.Random | N
     ``respondent.completed_at`` is brought up to date; otherwise as `validation_serve`, which a page that has only
     the respondent's id calls instead.
     """
-    locked, assignment = validation_serve(respondent_id=respondent.pk, rng=rng)
-    respondent.completed_at = locked.completed_at
+    served, assignment = validation_serve(respondent_id=respondent.pk, rng=rng)
+    respondent.completed_at = served.completed_at
     return assignment
 
 
 def validation_serve(*, respondent_id: Any, rng: random.Random | None = None) -> tuple[Respondent, Assignment | None]:
-    """The validation respondent with this id, locked and fresh, and the item they should answer now
-    (`validation_next_assignment`), from the respondent's id alone: the respondent is read once, by its lock.
+    """The validation respondent with this id, fresh, and the item they should answer now
+    (`validation_next_assignment`), from the respondent's id alone: the respondent is read once, with its counts.
+
+    Serving takes no lock and opens no transaction: each statement commits on its own, and the database's constraints
+    settle a race with another of the respondent's requests, after which the serve reads the respondent again
+    (`SERVE_ATTEMPTS` reads at most). Two serves at once want the same position: the unique (respondent, position)
+    constraint refuses the second insert, which reads again and shows the item the first one served. A withdrawal
+    meanwhile makes the insert fail on its foreign key, or the database ends the insert's wait on the withdrawal's
+    lock as a deadlock, and the read again finds no respondent. A decided item is removed only while unanswered, and
+    an answer meanwhile is read again. Called inside a transaction, the serve's writes run in a savepoint, so a lost
+    race rolls back nothing of the caller's; the foreign key is then checked at the caller's commit.
 
     The assignment comes with its candidate, its dilemma and virtue (from `selectors.instrument_content()`, shared:
-    read only), its respondent (the locked one) and `answered_before`: how many items the respondent had answered.
-    Raises Respondent.DoesNotExist for a respondent who has withdrawn. Costs three queries at most (four when an
-    expired assignment is served again): the locked respondent with its counts, the pending item or the open
-    candidates, and the new assignment.
+    read only), its respondent and `answered_before`: how many items the respondent had answered. Raises
+    Respondent.DoesNotExist for a respondent who has withdrawn. Costs three queries at most (four when an expired
+    assignment is served again): the respondent with its counts, the pending item or the open candidates, and the
+    new assignment.
     """
-    with transaction.atomic():
-        locked = _respondent_locked(respondent_pk=respondent_id)
-        assignment = _next_assignment(locked, rng=rng or random.Random())
+    rng = rng or random.Random()
+    for attempt in range(1, SERVE_ATTEMPTS + 1):
+        respondent = _respondent_with_counts_read(respondent_pk=respondent_id)
+        try:
+            assignment = _next_assignment(respondent, rng=rng)
+            break
+        except _ServeRaced:
+            if attempt == SERVE_ATTEMPTS:
+                raise
     if assignment is not None:
-        assignment.answered_before = locked.answered
+        assignment.answered_before = respondent.answered
         _attach_content(assignment)
-    return locked, assignment
+    return respondent, assignment
+
+
+# Each read again follows a change another request committed (an item served, answered or removed, a withdrawal), and
+# the read after it sees that change: the second read settles any one race, the third allows for two in a row.
+SERVE_ATTEMPTS = 3
+
+
+class _ServeRaced(Exception):
+    """Another of the respondent's requests changed their items (or withdrew them) between the serve's read and its
+    write; the write changed nothing, and the serve reads again."""
 
 
 def _attach_content(assignment: Assignment) -> None:
@@ -205,10 +230,10 @@ def _attach_content(assignment: Assignment) -> None:
         assignment.virtue = virtue
 
 
-def _respondent_locked(*, respondent_pk: Any) -> Respondent:
-    """The validation respondent, locked (which serialises serving and answering their items), with `assigned` and
-    `answered` (their assignments, and those answered) and `pending_id` (their unanswered one, or None) in the same
-    query. Raises Respondent.DoesNotExist when there is none (withdrawn)."""
+def _respondent_with_counts_read(*, respondent_pk: Any) -> Respondent:
+    """The validation respondent with `assigned` and `answered` (their assignments, and those answered) and
+    `pending_id` (their unanswered one, or None), in one query, which sees them all as of one moment. Raises
+    Respondent.DoesNotExist when there is none (withdrawn)."""
     found = _RESPONDENT_WITH_COUNTS.run(respondent=respondent_pk)
     if not found:
         raise Respondent.DoesNotExist(f"no validation respondent {respondent_pk}")
@@ -216,14 +241,13 @@ def _respondent_locked(*, respondent_pk: Any) -> Respondent:
 
 
 def _respondent_with_counts(respondent: Any) -> models.QuerySet[Respondent]:
-    """The query of `_respondent_locked`, prepared once per process (`_RESPONDENT_WITH_COUNTS`): resolving and
-    compiling its three subqueries cost more Python than running the query does."""
+    """The query of `_respondent_with_counts_read`, prepared once per process (`_RESPONDENT_WITH_COUNTS`): resolving
+    and compiling its three subqueries cost more Python than running the query does."""
     assignments = Assignment.objects.filter(respondent=OuterRef("pk")).order_by().values("respondent")
     count = assignments.annotate(count=models.Count("pk")).values("count")
     pending = Assignment.objects.filter(respondent=OuterRef("pk"), answered_at__isnull=True).order_by("position")
     return (
-        Respondent.objects.select_for_update()
-        .filter(study=VALIDATION, pk=respondent)
+        Respondent.objects.filter(study=VALIDATION, pk=respondent)
         .order_by()  # one row: the model's order would only add a sort
         .annotate(
             assigned=Coalesce(Subquery(count), 0),
@@ -237,21 +261,27 @@ _RESPONDENT_WITH_COUNTS = PreparedQuery(_respondent_with_counts, respondent=Resp
 
 
 def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignment | None:
+    """The item to serve the respondent, as read by `_respondent_with_counts_read`; raises _ServeRaced when another
+    request changed their items since that read."""
     if respondent.is_complete:
         return None
     now = timezone.now()
     expiry = timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
     assigned = respondent.assigned
     if respondent.pending_id is not None:
-        pending = Assignment.objects.select_related("candidate").get(pk=respondent.pending_id)
+        pending = Assignment.objects.select_related("candidate").filter(pk=respondent.pending_id).first()
+        if pending is None or pending.answered_at is not None:
+            raise _ServeRaced  # removed or answered since the read
         pending.respondent = respondent
         if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
             if pending.expires_at <= now:
                 pending.expires_at = now + expiry
-                pending.save(update_fields=["expires_at"])
+                if not Assignment.objects.filter(pk=pending.pk).update(expires_at=pending.expires_at):
+                    raise _ServeRaced
             return pending
-        # Decided while they were away: serve something still open in its place.
-        pending.delete()
+        # Decided while they were away: serve something still open in its place (unless answered meanwhile).
+        if not Assignment.objects.filter(pk=pending.pk, answered_at__isnull=True).delete()[0]:
+            raise _ServeRaced
         assigned -= 1
     # Nothing is pending now, so every item assigned is answered.
     if selectors.every_item_answered(assigned):
@@ -262,7 +292,7 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
         dilemma = rng.choice(selectors.instrument_content().dilemmas)
         displayed = list(OPTIONS)
         rng.shuffle(displayed)
-        return Assignment.objects.create(
+        return _assignment_insert(
             respondent=respondent,
             kind=Assignment.Kind.ATTENTION_CHECK,
             position=position,
@@ -276,7 +306,7 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
     candidate = _least_evaluated_candidate(respondent=respondent, now=now, rng=rng)
     if candidate is None:
         return respondent_complete(respondent) if assigned else None
-    return Assignment.objects.create(
+    return _assignment_insert(
         respondent=respondent,
         kind=Assignment.Kind.VALIDATION,
         position=position,
@@ -287,6 +317,27 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
         served_at=now,
         expires_at=now + expiry,
     )
+
+
+def _assignment_insert(**fields: Any) -> Assignment:
+    """A new assignment, one insert committed on its own (in a savepoint inside a caller's transaction); raises
+    _ServeRaced when the database refuses it because another request served that position first, or the respondent
+    withdrew (the foreign key, or a deadlock with the withdrawal's lock, which the database ends by failing this
+    insert)."""
+    try:
+        if transaction.get_connection().in_atomic_block:
+            with transaction.atomic():
+                return Assignment.objects.create(**fields)
+        return Assignment.objects.create(**fields)
+    except IntegrityError as refused:
+        raise _ServeRaced from refused
+    except OperationalError as failed:
+        if getattr(failed.__cause__, "sqlstate", None) == DEADLOCK_DETECTED:
+            raise _ServeRaced from failed
+        raise
+
+
+DEADLOCK_DETECTED = "40P01"  # PostgreSQL's SQLSTATE for a transaction it ended to break a deadlock
 
 
 def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> Any | None:
@@ -418,9 +469,10 @@ def _assignment_locked(
 ) -> Assignment | None:
     """The respondent's validation assignment, by its id while unanswered (``pending_id``: the item page's answer)
     or by its candidate (the study API's), with its respondent, candidate and own row locked, in that order, by one
-    query; `answered_count` is how many items the respondent had answered. Every writer of a respondent's rows locks
-    the respondent first, and the candidate's lock serialises N, Y and the decision; PostgreSQL hands back the locked
-    rows as they are once the locks are held, so a submission that waited sees what the one before it wrote. The
+    query; `answered_count` is how many items the respondent had answered. Every answer and withdrawal locks the
+    respondent first (serving takes no lock: `validation_serve`), and the candidate's lock serialises N, Y and the
+    decision. PostgreSQL hands back the locked rows as they are once the locks are held, so a submission that waited
+    sees what the one before it wrote to them; `answered_count`, a subquery, counts as of the statement's start. The
     dilemma and virtue are not read: nothing that stores an answer shows them."""
     if pending_id is not None:
         found = _PENDING_ASSIGNMENT_LOCKED.run(respondent=respondent_pk, assignment=pending_id)

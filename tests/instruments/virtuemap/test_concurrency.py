@@ -1,4 +1,5 @@
-"""Concurrent submissions on PostgreSQL: counters stay exact under row locks, repeats are never counted twice."""
+"""Concurrent submissions on PostgreSQL: counters stay exact under row locks, repeats are never counted twice; serving
+without a lock loses no race to a respondent's other requests."""
 
 from __future__ import annotations
 
@@ -10,13 +11,20 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 
-from instruments.virtuemap.models import KeyCandidate, KeyDecision, ValidationResponse
+from instruments.virtuemap.models import Assignment, KeyCandidate, KeyDecision, ValidationResponse
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import key_count_drift
 from instruments.virtuemap.services import instrument_load_file
 from instruments.virtuemap.study_views import SESSION_KEY
-from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit
-from surveys.services import consent_text_install_defaults, respondent_consent
+from instruments.virtuemap.validation import (
+    validation_next_assignment,
+    validation_open,
+    validation_response_submit,
+    validation_serve,
+)
+from surveys.models import Respondent
+from surveys.services import WithdrawalReport, consent_text_install_defaults, respondent_consent, respondent_withdraw
+from virtuemap_site.errors import ApplicationError
 
 pytestmark = [
     pytest.mark.postgres,
@@ -221,3 +229,106 @@ def test_200_threads_pushing_one_candidate_across_the_threshold_promote_it_exact
     assert ValidationResponse.objects.filter(candidate=candidate).count() == 200  # late answers stored, not counted
     assert candidate.decisions.filter(action=KeyDecision.Action.RETAINED).count() == 1
     assert key_count_drift() == []
+
+
+# --- Serving without a lock ------------------------------------------------------------------------------------
+# `validation_serve` takes no lock: the database's constraints settle a race between a respondent's own requests (two
+# tabs, a double click, a withdrawal in another tab), and the serve reads again. Each race below meets at a barrier.
+
+
+def consented(count: int) -> list:
+    """``count`` respondents who consented to the validation study and have been served nothing yet."""
+    instrument_load_file()
+    consent_text_install_defaults()
+    validation_open(pairs=PAIRS)
+    return [respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent for _ in range(count)]
+
+
+def at_once(groups: list[list]) -> list:
+    """Each group's callables released together at a barrier of their own (one group per respondent); the results
+    (an exception is a result too), group by group."""
+
+    def released(barrier: threading.Barrier, function):
+        def call():
+            barrier.wait()
+            return function()
+
+        return call
+
+    calls = []
+    for group in groups:
+        barrier = threading.Barrier(len(group), timeout=30)
+        calls += [released(barrier, function) for function in group]
+    results = in_threads(calls)
+    sizes = [len(group) for group in groups]
+    return [results[sum(sizes[:i]) : sum(sizes[: i + 1])] for i in range(len(groups))]
+
+
+def test_four_serves_of_one_respondent_at_once_serve_one_item_and_all_show_it(settings):
+    settings.STUDY_ATTENTION_CHECKS = 0
+    respondents = consented(60)
+
+    def serve(respondent):
+        return lambda: validation_serve(respondent_id=respondent.pk)[1]
+
+    results = at_once([[serve(respondent)] * 4 for respondent in respondents])
+
+    assert not [r for group in results for r in group if isinstance(r, BaseException)]
+    assert all(len({assignment.pk for assignment in group}) == 1 for group in results), "each tab shows the same item"
+    per_respondent = Assignment.objects.values("respondent").annotate(n=Count("id"))
+    assert sorted(row["n"] for row in per_respondent) == [1] * len(respondents)
+
+
+def test_a_withdrawal_racing_its_own_serves_succeeds_and_leaves_no_item(settings):
+    settings.STUDY_ATTENTION_CHECKS = 0
+    respondents = consented(24)
+    for respondent in respondents[::2]:  # half have an item pending, half are about to be served their first
+        validation_next_assignment(respondent=respondent)
+
+    def serve(respondent):
+        return lambda: validation_serve(respondent_id=respondent.pk)[1]
+
+    def withdraw(respondent):
+        return lambda: respondent_withdraw(respondent=respondent)
+
+    results = at_once([[withdraw(respondent), serve(respondent), serve(respondent)] for respondent in respondents])
+
+    for withdrawal, *serves in results:
+        assert isinstance(withdrawal, WithdrawalReport), withdrawal  # never an error: withdrawing always works
+        for served in serves:
+            assert isinstance(served, (Assignment, Respondent.DoesNotExist)), served
+    assert not Respondent.objects.filter(pk__in=[r.pk for r in respondents]).exists()
+    assert not Assignment.objects.exists()
+
+
+def test_an_answer_to_a_decided_item_racing_a_serve_is_either_stored_with_its_item_or_refused(settings):
+    settings.STUDY_ATTENTION_CHECKS = 0
+    respondents = consented(40)
+    served = {respondent.pk: validation_next_assignment(respondent=respondent) for respondent in respondents}
+    # Decided while the respondents were reading: a serve now puts something open in its place.
+    KeyCandidate.objects.filter(status=KeyCandidate.Status.OPEN).update(status=KeyCandidate.Status.REJECTED)
+    validation_open(pairs=[("D6", "wisdom"), ("D7", "justice")])
+
+    def answer(respondent):
+        candidate_id = served[respondent.pk].candidate_id
+        return lambda: validation_response_submit(respondent=respondent, candidate_id=candidate_id, confirmed=True)
+
+    def serve(respondent):
+        return lambda: validation_serve(respondent_id=respondent.pk)[1]
+
+    results = at_once([[answer(respondent), serve(respondent)] for respondent in respondents])
+
+    for (outcome, item), respondent in zip(results, respondents, strict=True):
+        decided = served[respondent.pk]
+        answered = Assignment.objects.filter(pk=decided.pk, answered_at__isnull=False).exists()
+        stored = ValidationResponse.objects.filter(respondent=respondent)
+        if isinstance(outcome, ApplicationError):
+            # The serve removed the decided item first: the answer is refused, clearly, and nothing is stored.
+            assert "was not assigned" in str(outcome) and not stored.exists() and not answered
+            assert item.candidate.status == KeyCandidate.Status.OPEN
+        else:
+            # The answer came first: it is stored once and its item kept, answered, never removed by the serve.
+            assert outcome.created and [r.pk for r in stored] == [outcome.response.pk] and answered, outcome
+            assert isinstance(item, Assignment), item
+    positions = Assignment.objects.values_list("respondent", "position")
+    assert len(positions) == len(set(positions))
