@@ -152,9 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seconds[1].extend(timed(now, args.calls))
             results[name] = tuple(statistics.median(side) * 1000 for side in seconds)
     print(f"{ROUNDS} alternating rounds of {args.calls} calls a side; medians")
-    print(f"{'piece':<20} {'before ms':>10} {'now ms':>8} {'ratio':>6}")
+    width = max(len(name) for name in ["piece", *results])
+    print(f"{'piece':<{width}} {'before ms':>10} {'now ms':>8} {'ratio':>6}")
     for name, (before_ms, now_ms) in results.items():
-        print(f"{name:<20} {before_ms:>10.3f} {now_ms:>8.3f} {before_ms / now_ms:>5.1f}×")
+        print(f"{name:<{width}} {before_ms:>10.3f} {now_ms:>8.3f} {before_ms / now_ms:>5.1f}×")
     return 0
 
 

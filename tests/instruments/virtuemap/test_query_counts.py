@@ -132,7 +132,8 @@ def test_an_item_served_afresh(consented, costs):
 def test_the_item_page_reads_its_respondent_once_and_locks_nothing(consented, costs, visit):
     if visit == "shown again":
         consented.get("/study/item/")
-    with costs(transactions=1, queries=4) as captured:
+    # The one transaction is the new item's insert (a savepoint in a test; in production it commits on its own).
+    with costs(transactions=int(visit == "served afresh"), queries=4) as captured:
         assert consented.get("/study/item/").status_code == 200
     reads = [
         query["sql"] for query in captured.captured_queries if re.search(r'FROM "surveys_respondent"', query["sql"])
@@ -144,7 +145,7 @@ def test_the_item_page_reads_its_respondent_once_and_locks_nothing(consented, co
 
 def test_an_item_shown_again(consented, costs):
     consented.get("/study/item/")
-    with costs(transactions=1):
+    with costs():  # serving writes nothing when the item is pending, and opens no transaction
         assert consented.get("/study/item/").status_code == 200
 
 
@@ -189,7 +190,7 @@ def test_the_last_answer_and_the_thanks_page(consented, costs, settings):
         assert consented.post("/study/item/", {"assignment": last.pk, "action": "confirm"}).url == "/study/thanks/"
     with costs(transactions=1):  # completes the respondent
         assert "VM-" in consented.get("/study/thanks/").content.decode()
-    with costs(transactions=1):
+    with costs():
         assert consented.get("/study/item/").url == "/study/thanks/"
     with costs(transactions=1):
         assert "VM-" in consented.get("/study/thanks/").content.decode()
@@ -218,7 +219,7 @@ def test_the_api_consent_text_and_consent(study, costs):
 def test_the_api_next_item_served_and_served_again(api, costs):
     with costs(transactions=1):
         first = api.get(f"{API}/next/").json()
-    with costs(transactions=1):
+    with costs():
         again = api.get(f"{API}/next/").json()
     assert first == again and first["progress"] == {"answered": 0, "total": 11, "position": 1}
 
