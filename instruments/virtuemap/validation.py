@@ -276,8 +276,9 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
         if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
             if pending.expires_at <= now:
                 pending.expires_at = now + expiry
-                if not Assignment.objects.filter(pk=pending.pk).update(expires_at=pending.expires_at):
-                    raise _ServeRaced
+                renewed = Assignment.objects.filter(pk=pending.pk, answered_at__isnull=True)
+                if not renewed.update(expires_at=pending.expires_at):
+                    raise _ServeRaced  # answered or removed since it was read
             return pending
         # Decided while they were away: serve something still open in its place (unless answered meanwhile).
         if not Assignment.objects.filter(pk=pending.pk, answered_at__isnull=True).delete()[0]:
