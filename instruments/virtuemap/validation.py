@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, OperationalError, models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -183,10 +183,11 @@ def validation_serve(*, respondent_id: Any, rng: random.Random | None = None) ->
     settle a race with another of the respondent's requests, after which the serve reads the respondent again
     (`SERVE_ATTEMPTS` reads at most). Two serves at once want the same position: the unique (respondent, position)
     constraint refuses the second insert, which reads again and shows the item the first one served. A withdrawal
-    meanwhile makes the insert fail on its foreign key, or the database ends the insert's wait on the withdrawal's
-    lock as a deadlock, and the read again finds no respondent. A decided item is removed only while unanswered, and
-    an answer meanwhile is read again. Called inside a transaction, the serve's writes run in a savepoint, so a lost
-    race rolls back nothing of the caller's; the foreign key is then checked at the caller's commit.
+    meanwhile makes the insert fail on its foreign key (its check waits for the withdrawal's lock on the respondent,
+    and the withdrawal does not see, so never waits for, the uncommitted row), and the read again finds no
+    respondent. A decided or expired item is removed or renewed only while unanswered, and an answer meanwhile is read
+    again. Called inside a transaction, the insert runs in a savepoint, so a lost race rolls back nothing of the
+    caller's; the foreign key is then checked at the caller's commit.
 
     The assignment comes with its candidate, its dilemma and virtue (from `selectors.instrument_content()`, shared:
     read only), its respondent and `answered_before`: how many items the respondent had answered. Raises
@@ -323,8 +324,7 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
 def _assignment_insert(**fields: Any) -> Assignment:
     """A new assignment, one insert committed on its own (in a savepoint inside a caller's transaction); raises
     _ServeRaced when the database refuses it because another request served that position first, or the respondent
-    withdrew (the foreign key, or a deadlock with the withdrawal's lock, which the database ends by failing this
-    insert)."""
+    withdrew (the foreign key)."""
     try:
         if transaction.get_connection().in_atomic_block:
             with transaction.atomic():
@@ -332,13 +332,6 @@ def _assignment_insert(**fields: Any) -> Assignment:
         return Assignment.objects.create(**fields)
     except IntegrityError as refused:
         raise _ServeRaced from refused
-    except OperationalError as failed:
-        if getattr(failed.__cause__, "sqlstate", None) == DEADLOCK_DETECTED:
-            raise _ServeRaced from failed
-        raise
-
-
-DEADLOCK_DETECTED = "40P01"  # PostgreSQL's SQLSTATE for a transaction it ended to break a deadlock
 
 
 def _least_evaluated_candidate(*, respondent: Respondent, now: datetime, rng: random.Random) -> Any | None:
