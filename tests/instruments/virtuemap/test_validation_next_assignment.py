@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from instruments.virtuemap import validation
 from instruments.virtuemap.models import Assignment, KeyCandidate
 from instruments.virtuemap.validation import (
     attention_check_positions,
@@ -13,7 +14,8 @@ from instruments.virtuemap.validation import (
     validation_open,
     validation_response_submit,
 )
-from surveys.services import respondent_consent
+from surveys.models import Respondent
+from surveys.services import respondent_complete, respondent_consent, respondent_withdraw
 
 pytestmark = pytest.mark.django_db
 
@@ -95,3 +97,34 @@ def test_an_attention_check_asks_for_a_response_not_already_first(all_open, resp
     check = validation_next_assignment(respondent=respondent)
     assert check.kind == Assignment.Kind.ATTENTION_CHECK and check.position == 7
     assert check.check_letter in check.displayed_order[1:]
+
+
+def test_a_serve_that_read_stale_counts_reads_again_and_leaves_the_caller_s_transaction_usable(
+    all_open, respondent, monkeypatch
+):
+    """The race `test_concurrency.py` runs between threads, played in one connection: the first read misses the item
+    another request has just served, so the insert at its position is refused; the serve reads again and shows that
+    item, and the refusal, in a savepoint, costs the caller's transaction (the test's) nothing."""
+    served = validation_next_assignment(respondent=respondent)
+    real_read = validation._respondent_with_counts_read
+    reads = []
+
+    def stale_first(*, respondent_pk):
+        found = real_read(respondent_pk=respondent_pk)
+        if not reads:  # as of before the other request's insert
+            found.assigned, found.pending_id = 0, None
+        reads.append(found)
+        return found
+
+    monkeypatch.setattr(validation, "_respondent_with_counts_read", stale_first)
+    assert validation_next_assignment(respondent=respondent).pk == served.pk
+    assert len(reads) == 2
+    assert list(Assignment.objects.filter(respondent=respondent).values_list("pk", flat=True)) == [served.pk]
+
+
+def test_completing_a_respondent_who_withdrew_meanwhile_raises_and_writes_nothing(respondent):
+    gone = Respondent.objects.get(pk=respondent.pk)
+    respondent_withdraw(respondent=respondent)
+    with pytest.raises(Respondent.DoesNotExist):
+        respondent_complete(gone)
+    assert gone.completed_at is None
