@@ -39,11 +39,16 @@ pytestmark = [
 THREADS, PER_THREAD = 20, 25
 
 
-def prepare(respondents: int) -> list[tuple]:
-    """Consenting respondents, each served one item; returns (respondent, candidate id, confirmed, ordering)."""
+def study_opened(pairs: list[tuple[str, str]]) -> list[KeyCandidate]:
+    """The instrument and consent texts loaded and the validation study open for ``pairs``; their candidates."""
     instrument_load_file()
     consent_text_install_defaults()
-    validation_open(pairs=[("D1", "wisdom"), ("D2", "justice"), ("D3", "courage"), ("D4", "temperance")])
+    return validation_open(pairs=pairs)
+
+
+def prepare(respondents: int) -> list[tuple]:
+    """Consenting respondents, each served one item; returns (respondent, candidate id, confirmed, ordering)."""
+    study_opened([("D1", "wisdom"), ("D2", "justice"), ("D3", "courage"), ("D4", "temperance")])
     rng = random.Random(7)
     jobs = []
     for _ in range(respondents):
@@ -155,36 +160,39 @@ def in_threads(calls: list, threads: int = RACERS) -> list:
         return list(pool.map(call, calls))
 
 
-def race_twice(respondents: list[HttpRespondent]) -> list[int | BaseException]:
-    """Every respondent's answer posted twice at the same moment, by two threads that meet at a barrier first
-    (a double click, or two tabs). The two copies are adjacent in the queue, so two workers take them together."""
-    barriers = {id(r): threading.Barrier(2, timeout=30) for r in respondents}
+def at_once(groups: list[list]) -> list[list]:
+    """Each group's callables released together at a barrier of their own (a respondent's double click, two tabs, a
+    withdrawal in another tab); the results (an exception is a result too), group by group. A group's calls are
+    adjacent in the queue, so that workers take them together."""
 
-    def copy(respondent: HttpRespondent):
-        def post():
-            barriers[id(respondent)].wait()
-            return respondent.submit()
+    def released(barrier: threading.Barrier, function):
+        def call():
+            barrier.wait()
+            return function()
 
-        return post
+        return call
 
-    return in_threads([copy(respondent) for respondent in respondents for _ in range(2)])
+    calls = []
+    for group in groups:
+        barrier = threading.Barrier(len(group), timeout=30)
+        calls += [released(barrier, function) for function in group]
+    results = iter(in_threads(calls))
+    return [[next(results) for _ in group] for group in groups]
 
 
 def test_500_answers_each_posted_twice_at_once_through_pages_and_api_are_stored_once(settings):
     settings.STUDY_ATTENTION_CHECKS = 0
     settings.KEY_MIN_EVALUATIONS = 10_000  # nothing is decided: every answer counts
-    instrument_load_file()
-    consent_text_install_defaults()
-    validation_open(pairs=PAIRS)
+    study_opened(PAIRS)
     respondents = in_threads(
         [lambda i=i: HttpRespondent(i, "pages" if i % 2 else "api") for i in range(500)], threads=8
     )
     assert not [r for r in respondents if isinstance(r, BaseException)]
 
-    statuses = race_twice(respondents)
+    statuses = at_once([[respondent.submit] * 2 for respondent in respondents])  # each answer posted twice at once
 
-    assert not [s for s in statuses if isinstance(s, BaseException)]
-    pairs = [(respondent, statuses[2 * i : 2 * i + 2]) for i, respondent in enumerate(respondents)]
+    assert not [s for pair in statuses for s in pair if isinstance(s, BaseException)]
+    pairs = list(zip(respondents, statuses, strict=True))
     assert {s for r, pair in pairs if r.via == "pages" for s in pair} == {302}, "a page answer redirects, never fails"
     assert all(sorted(pair) == [200, 201] for r, pair in pairs if r.via == "api"), "one stores, one is a repeat"
     assert ValidationResponse.objects.count() == 500
@@ -197,9 +205,7 @@ def test_500_answers_each_posted_twice_at_once_through_pages_and_api_are_stored_
 def test_200_threads_pushing_one_candidate_across_the_threshold_promote_it_exactly_once(settings):
     settings.STUDY_ATTENTION_CHECKS = 0
     settings.KEY_MIN_EVALUATIONS = 100  # retained at N = 101 with Y ≥ 96: the 101st confirmation decides
-    instrument_load_file()
-    consent_text_install_defaults()
-    (candidate,) = validation_open(pairs=[("D1", "wisdom")])
+    (candidate,) = study_opened([("D1", "wisdom")])
     respondents = in_threads([lambda i=i: HttpRespondent(i, "api") for i in range(200)], threads=8)
     assert not [r for r in respondents if isinstance(r, BaseException)]
     assert {r.item for r in respondents} == {candidate.pk}
@@ -238,38 +244,18 @@ def test_200_threads_pushing_one_candidate_across_the_threshold_promote_it_exact
 
 def consented(count: int) -> list:
     """``count`` respondents who consented to the validation study and have been served nothing yet."""
-    instrument_load_file()
-    consent_text_install_defaults()
-    validation_open(pairs=PAIRS)
+    study_opened(PAIRS)
     return [respondent_consent(study=VALIDATION, consent_version="1", accept=True).respondent for _ in range(count)]
 
 
-def at_once(groups: list[list]) -> list:
-    """Each group's callables released together at a barrier of their own (one group per respondent); the results
-    (an exception is a result too), group by group."""
-
-    def released(barrier: threading.Barrier, function):
-        def call():
-            barrier.wait()
-            return function()
-
-        return call
-
-    calls = []
-    for group in groups:
-        barrier = threading.Barrier(len(group), timeout=30)
-        calls += [released(barrier, function) for function in group]
-    results = in_threads(calls)
-    sizes = [len(group) for group in groups]
-    return [results[sum(sizes[:i]) : sum(sizes[: i + 1])] for i in range(len(groups))]
+def serve(respondent):
+    """The respondent's item page, as the service sees it: the item served to them."""
+    return lambda: validation_serve(respondent_id=respondent.pk)[1]
 
 
 def test_four_serves_of_one_respondent_at_once_serve_one_item_and_all_show_it(settings):
     settings.STUDY_ATTENTION_CHECKS = 0
     respondents = consented(60)
-
-    def serve(respondent):
-        return lambda: validation_serve(respondent_id=respondent.pk)[1]
 
     results = at_once([[serve(respondent)] * 4 for respondent in respondents])
 
@@ -284,9 +270,6 @@ def test_a_withdrawal_racing_its_own_serves_succeeds_and_leaves_no_item(settings
     respondents = consented(24)
     for respondent in respondents[::2]:  # half have an item pending, half are about to be served their first
         validation_next_assignment(respondent=respondent)
-
-    def serve(respondent):
-        return lambda: validation_serve(respondent_id=respondent.pk)[1]
 
     def withdraw(respondent):
         return lambda: respondent_withdraw(respondent=respondent)
@@ -312,9 +295,6 @@ def test_an_answer_to_a_decided_item_racing_a_serve_is_either_stored_with_its_it
     def answer(respondent):
         candidate_id = served[respondent.pk].candidate_id
         return lambda: validation_response_submit(respondent=respondent, candidate_id=candidate_id, confirmed=True)
-
-    def serve(respondent):
-        return lambda: validation_serve(respondent_id=respondent.pk)[1]
 
     results = at_once([[answer(respondent), serve(respondent)] for respondent in respondents])
 
