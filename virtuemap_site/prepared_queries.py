@@ -48,11 +48,12 @@ from django.db.transaction import TransactionManagementError
 
 @dataclass(frozen=True)
 class _Compiled:
-    built: Any  # built with the markers: a QuerySet, or an update's UpdateQuery
-    compiler: Any  # compiled once: its select, klass_info and converters serve every run
     sql: str
     params: tuple[Any, ...]
     slots: tuple[tuple[int, str], ...]  # (position in params, parameter name)
+    # What a run needs besides the SQL (`_CompiledOnce._kept`): a query's queryset, built with the markers, and its
+    # compiler, whose select, klass_info and converters read the rows of every run; an update needs nothing.
+    kept: Any = None
 
 
 class _CompiledOnce:
@@ -92,11 +93,15 @@ class _CompiledOnce:
         if missing or inlined:
             names = sorted(missing | inlined)
             raise ImproperlyConfigured(f"parameters {names} do not reach the query as parameters only")
-        self._compiled = _Compiled(built=built, compiler=compiler, sql=sql, params=tuple(params), slots=slots)
+        self._compiled = _Compiled(sql=sql, params=tuple(params), slots=slots, kept=self._kept(built, compiler))
         return self._compiled
 
     def _built_and_compiler(self, markers: dict[str, Any]) -> tuple[Any, Any]:
         raise NotImplementedError
+
+    def _kept(self, built: Any, compiler: Any) -> Any:
+        """What of the compiling a run reuses besides the SQL: nothing, unless a subclass says so."""
+        return None
 
 
 class PreparedQuery(_CompiledOnce):
@@ -111,20 +116,24 @@ class PreparedQuery(_CompiledOnce):
         or a values_list's rows), from the SQL compiled once: Django's own iterable reads the rows, through a copy
         of the first compiler that answers with that SQL and these values."""
         connection, compiled, params = self._sql_and_params(values)
-        locks = compiled.built.query.select_for_update and connection.features.has_select_for_update
+        built, first_compiler = compiled.kept
+        locks = built.query.select_for_update and connection.features.has_select_for_update
         if locks and connection.get_autocommit():
             # The ORM's own guard: a lock outside a transaction would be released at once.
             raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
-        compiler = copy.copy(compiled.compiler)
+        compiler = copy.copy(first_compiler)
         compiler.connection = connection  # this thread's: a connection serves only the thread that opened it
         compiler.as_sql = lambda *args, **kwargs: (compiled.sql, tuple(params))
-        queryset = compiled.built._chain()
+        queryset = built._chain()
         queryset.query.get_compiler = lambda *args, **kwargs: compiler
         return list(queryset)
 
     def _built_and_compiler(self, markers: dict[str, Any]) -> tuple[QuerySet, Any]:
         queryset = self.build(**markers).using(self.using)
         return queryset, queryset.query.get_compiler(using=self.using)
+
+    def _kept(self, built: QuerySet, compiler: Any) -> tuple[QuerySet, Any]:
+        return built, compiler
 
 
 class PreparedUpdate(_CompiledOnce):
