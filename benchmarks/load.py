@@ -12,7 +12,12 @@ subprocess (`benchmarks/locustfile.py`):
 
 Then every acknowledged answer is looked up in the database and N, Y are recounted (`verify_key_counts`). Reports
 requests/s, p50 and p99 per request kind and in all, errors, journeys completed, acknowledged vs stored answers, and
-the throughput ratio respondent requests/s ÷ bare requests/s. Exit status 1 on any error or a missing answer.
+the throughput ratio respondent requests/s ÷ bare requests/s, and for each phase where the cores went (psutil): the
+CPU milliseconds per request of gunicorn, of locust and of the rest of the machine (PostgreSQL, the kernel, anything
+else running), and how many cores were busy. Requests a second are busy cores over CPU per request, so the ratio is
+the bare view's CPU per request over a respondent request's, times the respondent phase's busy cores over the bare
+phase's: these lines say which part of a respondent request makes the difference. Exit status 1 on any error or a
+missing answer.
 
 Two gunicorn sync workers by default: one per core of the 2-core machine this was written on. Each request is
 Python on the CPU between short PostgreSQL round trips, so more sync workers only add context switches and
@@ -45,8 +50,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import psutil
@@ -134,14 +140,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             process_stop(server)
     try:
         wait_until_up(f"{base}/bench/bare/")
-        respondents = _locust(args, base, "Respondent", args.duration)
+        respondents, respondents_cpu = _measured(server, partial(_locust, args, base, "Respondent", args.duration))
         _drain(f"{base}/bench/bare/")
-        bare = _locust(args, base, "BareEndpoint", args.bare_duration)
+        bare, bare_cpu = _measured(server, partial(_locust, args, base, "BareEndpoint", args.bare_duration))
     finally:
         process_stop(server)
 
     stored, answers, recount = _stored(args.database_url, env, respondents.acknowledged)
     _report(args, respondents, bare, stored, answers, recount)
+    _report_cpu({"respondents": respondents_cpu, "bare view": bare_cpu})
     errors = respondents.total.failures + bare.total.failures + respondents.exceptions + bare.exceptions
     missing = len(set(respondents.acknowledged)) - stored
     return 0 if errors == 0 and missing == 0 and recount.returncode == 0 else 1
@@ -179,6 +186,36 @@ class CpuSeconds:
         )
 
 
+@dataclass(frozen=True)
+class CpuShare:
+    """Where the cores went over a phase: cores used on average by gunicorn (web), by locust and by the rest of the
+    machine's busy time (PostgreSQL, the kernel, anything else running), and the requests the phase served."""
+
+    web: float
+    load_generator: float
+    rest: float
+    requests: int
+    seconds: float
+
+    def ms_per_request(self, cores: float) -> float:
+        """Milliseconds of CPU per request: cores × seconds ÷ requests."""
+        return 1000 * cores * self.seconds / max(self.requests, 1)
+
+    @property
+    def machine(self) -> float:
+        return self.web + self.load_generator + self.rest
+
+
+def _measured(server: subprocess.Popen, run: Callable[[], Phase]) -> tuple[Phase, CpuShare]:
+    """Run one locust phase and say where the cores went meanwhile."""
+    before, started = CpuSeconds.now(server), time.monotonic()
+    phase = run()
+    used, wall = CpuSeconds.now(server).since(before), time.monotonic() - started
+    rest = used.machine - used.web - used.load_generator
+    share = CpuShare(used.web / wall, used.load_generator / wall, rest / wall, phase.total.requests, wall)
+    return phase, share
+
+
 def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str], server: subprocess.Popen) -> int:
     """Respondents with think time at each level of the curve; the largest level served within the target.
 
@@ -197,20 +234,18 @@ def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str], se
     served, lost = 0, 0
     for users in levels:
         level_args = argparse.Namespace(**{**vars(args), "users": users})
-        before, started = CpuSeconds.now(server), time.monotonic()
-        phase = _locust(level_args, base, "Respondent", args.duration, think_seconds=args.think_time)
-        used, wall = CpuSeconds.now(server).since(before), time.monotonic() - started
+        phase, cpu = _measured(
+            server, partial(_locust, level_args, base, "Respondent", args.duration, think_seconds=args.think_time)
+        )
         stored, _answers, _recount = _stored(args.database_url, env, phase.acknowledged)
         acknowledged = len(set(phase.acknowledged))
         errors = phase.total.failures + phase.exceptions
         lost += acknowledged - stored
         total = phase.total
-        rest = used.machine - used.web - used.load_generator
-        busy_ms_per_request = 1000 * used.machine / max(total.requests, 1)
         print(
             f"{users:>6} {phase.requests_per_second:>7.0f} {total.p50_ms:>7.0f} {total.p95_ms:>7.0f} "
-            f"{total.p99_ms:>7.0f} {errors:>7} {acknowledged:>12} {stored:>7} {used.web / wall:>5.2f} "
-            f"{used.load_generator / wall:>6.2f} {rest / wall:>5.2f} {busy_ms_per_request:>6.1f}"
+            f"{total.p99_ms:>7.0f} {errors:>7} {acknowledged:>12} {stored:>7} {cpu.web:>5.2f} "
+            f"{cpu.load_generator:>6.2f} {cpu.rest:>5.2f} {cpu.ms_per_request(cpu.machine):>6.1f}"
         )
         if total.p95_ms < CAPACITY_P95_MS and errors == 0 and stored == acknowledged:
             served = max(served, users)
@@ -347,6 +382,19 @@ def _report(
         f"throughput: respondent pages {respondents.requests_per_second:.0f} req/s vs bare view "
         f"{bare.requests_per_second:.0f} req/s — ratio {ratio:.2f}"
     )
+
+
+def _report_cpu(phases: dict[str, CpuShare]) -> None:
+    """Each phase's CPU per request, part by part, and its busy cores: requests a second = busy cores ÷ CPU per
+    request, so the throughput ratio = (bare CPU per request ÷ respondent CPU per request) × (respondent busy cores ÷
+    bare busy cores). Locust's share includes its start and stop (about a CPU second a phase)."""
+    print("where the cores went, in CPU milliseconds per request (rest: PostgreSQL, the kernel, anything else):")
+    print(f"{'phase':<12} {'web':>6} {'locust':>7} {'rest':>6} {'all':>6} {'cores busy':>11}")
+    for name, cpu in phases.items():
+        print(
+            f"{name:<12} {cpu.ms_per_request(cpu.web):>6.2f} {cpu.ms_per_request(cpu.load_generator):>7.2f} "
+            f"{cpu.ms_per_request(cpu.rest):>6.2f} {cpu.ms_per_request(cpu.machine):>6.2f} {cpu.machine:>11.2f}"
+        )
 
 
 if __name__ == "__main__":
