@@ -387,7 +387,7 @@ def _report(
 def _report_cpu(phases: dict[str, CpuShare]) -> None:
     """Each phase's CPU per request, part by part, and its busy cores: requests a second = busy cores ÷ CPU per
     request, so the throughput ratio = (bare CPU per request ÷ respondent CPU per request) × (respondent busy cores ÷
-    bare busy cores). Locust's share includes its start and stop (about a CPU second a phase)."""
+    bare busy cores). Locust's share includes its start (about half a CPU second a phase)."""
     print("where the cores went, in CPU milliseconds per request (rest: PostgreSQL, the kernel, anything else):")
     print(f"{'phase':<12} {'web':>6} {'locust':>7} {'rest':>6} {'all':>6} {'cores busy':>11}")
     for name, cpu in phases.items():
