@@ -270,19 +270,18 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
     expiry = timedelta(minutes=settings.STUDY_ASSIGNMENT_EXPIRY_MINUTES)
     assigned = respondent.assigned
     if respondent.pending_id is not None:
-        pending = Assignment.objects.select_related("candidate").filter(pk=respondent.pending_id).first()
+        pending = _pending_read(respondent.pending_id)
         if pending is None or pending.answered_at is not None:
             raise _ServeRaced  # removed or answered since the read
         pending.respondent = respondent
         if pending.kind == Assignment.Kind.ATTENTION_CHECK or pending.candidate.status == KeyCandidate.Status.OPEN:
             if pending.expires_at <= now:
                 pending.expires_at = now + expiry
-                renewed = Assignment.objects.filter(pk=pending.pk, answered_at__isnull=True)
-                if not renewed.update(expires_at=pending.expires_at):
-                    raise _ServeRaced  # answered or removed since it was read
+                if not _while_unanswered(pending).update(expires_at=pending.expires_at):
+                    raise _ServeRaced
             return pending
-        # Decided while they were away: serve something still open in its place (unless answered meanwhile).
-        if not Assignment.objects.filter(pk=pending.pk, answered_at__isnull=True).delete()[0]:
+        # Decided while they were away: serve something still open in its place.
+        if not _while_unanswered(pending).delete()[0]:
             raise _ServeRaced
         assigned -= 1
     # Nothing is pending now, so every item assigned is answered.
@@ -319,6 +318,17 @@ def _next_assignment(respondent: Respondent, *, rng: random.Random) -> Assignmen
         served_at=now,
         expires_at=now + expiry,
     )
+
+
+def _pending_read(pk: int) -> Assignment | None:
+    """The respondent's pending assignment, with its candidate, as the serve's read named it; None when removed."""
+    return Assignment.objects.select_related("candidate").filter(pk=pk).first()
+
+
+def _while_unanswered(assignment: Assignment) -> models.QuerySet[Assignment]:
+    """The assignment's row while it is unanswered: a serve renews or removes a pending item only through it, so an
+    answer committed since the serve read the item leaves the row as it is (the write counts 0 rows)."""
+    return Assignment.objects.filter(pk=assignment.pk, answered_at__isnull=True)
 
 
 def _assignment_insert(**fields: Any) -> Assignment:

@@ -128,3 +128,38 @@ def test_completing_a_respondent_who_withdrew_meanwhile_raises_and_writes_nothin
     with pytest.raises(Respondent.DoesNotExist):
         respondent_complete(gone)
     assert gone.completed_at is None
+
+
+@pytest.mark.parametrize("pending_was", ["expired", "decided"])
+def test_a_pending_item_answered_after_the_serve_read_it_is_neither_renewed_nor_removed(
+    all_open, respondent, monkeypatch, pending_was
+):
+    """An answer commits between the serve's reads and its write to the pending item: the renewal of an expired item
+    and the removal of a decided one each count 0 rows, and the serve reads again and serves the next item. Played in
+    one connection by handing the serve its first reads as they were before the answer."""
+    first = validation_next_assignment(respondent=respondent)
+    if pending_was == "expired":
+        Assignment.objects.filter(pk=first.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    else:
+        KeyCandidate.objects.filter(pk=first.candidate_id).update(status=KeyCandidate.Status.REJECTED)
+    stale_respondent = validation._respondent_with_counts_read(respondent_pk=respondent.pk)
+    stale_pending = validation._pending_read(first.pk)
+    validation_response_submit(respondent=respondent, candidate_id=first.candidate_id, confirmed=True)
+    expires_at = Assignment.objects.get(pk=first.pk).expires_at
+
+    real_read = validation._respondent_with_counts_read
+    reads = []
+
+    def stale_first(*, respondent_pk):
+        reads.append(respondent_pk)
+        return stale_respondent if len(reads) == 1 else real_read(respondent_pk=respondent_pk)
+
+    monkeypatch.setattr(validation, "_respondent_with_counts_read", stale_first)
+    monkeypatch.setattr(validation, "_pending_read", lambda pk: stale_pending)
+
+    following = validation_next_assignment(respondent=respondent)
+
+    assert len(reads) == 2
+    assert following.position == 2 and following.pk != first.pk
+    answered = Assignment.objects.get(pk=first.pk)  # still there, as answered
+    assert answered.answered_at is not None and answered.expires_at == expires_at
