@@ -185,35 +185,40 @@ class CpuSeconds:
             self.machine - earlier.machine, self.web - earlier.web, self.load_generator - earlier.load_generator
         )
 
-
-@dataclass(frozen=True)
-class CpuShare:
-    """Where the cores went over a phase: cores used on average by gunicorn (web), by locust and by the rest of the
-    machine's busy time (PostgreSQL, the kernel, anything else running), and the requests the phase served."""
-
-    web: float
-    load_generator: float
-    rest: float
-    requests: int
-    seconds: float
-
-    def ms_per_request(self, cores: float) -> float:
-        """Milliseconds of CPU per request: cores × seconds ÷ requests."""
-        return 1000 * cores * self.seconds / max(self.requests, 1)
+    def scaled(self, factor: float) -> CpuSeconds:
+        return CpuSeconds(self.machine * factor, self.web * factor, self.load_generator * factor)
 
     @property
-    def machine(self) -> float:
-        return self.web + self.load_generator + self.rest
+    def rest(self) -> float:
+        """The machine's busy time outside gunicorn and locust: PostgreSQL, the kernel, anything else running."""
+        return self.machine - self.web - self.load_generator
 
 
-def _measured(server: subprocess.Popen, run: Callable[[], Phase]) -> tuple[Phase, CpuShare]:
-    """Run one locust phase and say where the cores went meanwhile."""
+@dataclass(frozen=True)
+class PhaseCpu:
+    """The CPU a locust phase used, over its wall-clock seconds, and the requests it served."""
+
+    used: CpuSeconds
+    seconds: float
+    requests: int
+
+    @property
+    def cores(self) -> CpuSeconds:
+        """Cores busy on average: CPU seconds ÷ wall seconds."""
+        return self.used.scaled(1 / self.seconds)
+
+    @property
+    def ms_per_request(self) -> CpuSeconds:
+        """CPU milliseconds per request: 1000 × CPU seconds ÷ requests."""
+        return self.used.scaled(1000 / max(self.requests, 1))
+
+
+def _measured(server: subprocess.Popen, run: Callable[[], Phase]) -> tuple[Phase, PhaseCpu]:
+    """Run one locust phase and measure the CPU used meanwhile."""
     before, started = CpuSeconds.now(server), time.monotonic()
     phase = run()
     used, wall = CpuSeconds.now(server).since(before), time.monotonic() - started
-    rest = used.machine - used.web - used.load_generator
-    share = CpuShare(used.web / wall, used.load_generator / wall, rest / wall, phase.total.requests, wall)
-    return phase, share
+    return phase, PhaseCpu(used, wall, phase.total.requests)
 
 
 def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str], server: subprocess.Popen) -> int:
@@ -244,8 +249,8 @@ def _capacity_curve(args: argparse.Namespace, base: str, env: dict[str, str], se
         total = phase.total
         print(
             f"{users:>6} {phase.requests_per_second:>7.0f} {total.p50_ms:>7.0f} {total.p95_ms:>7.0f} "
-            f"{total.p99_ms:>7.0f} {errors:>7} {acknowledged:>12} {stored:>7} {cpu.web:>5.2f} "
-            f"{cpu.load_generator:>6.2f} {cpu.rest:>5.2f} {cpu.ms_per_request(cpu.machine):>6.1f}"
+            f"{total.p99_ms:>7.0f} {errors:>7} {acknowledged:>12} {stored:>7} {cpu.cores.web:>5.2f} "
+            f"{cpu.cores.load_generator:>6.2f} {cpu.cores.rest:>5.2f} {cpu.ms_per_request.machine:>6.1f}"
         )
         if total.p95_ms < CAPACITY_P95_MS and errors == 0 and stored == acknowledged:
             served = max(served, users)
@@ -384,16 +389,18 @@ def _report(
     )
 
 
-def _report_cpu(phases: dict[str, CpuShare]) -> None:
+def _report_cpu(phases: dict[str, PhaseCpu]) -> None:
     """Each phase's CPU per request, part by part, and its busy cores: requests a second = busy cores ÷ CPU per
     request, so the throughput ratio = (bare CPU per request ÷ respondent CPU per request) × (respondent busy cores ÷
-    bare busy cores). Locust's share includes its start (about half a CPU second a phase)."""
+    bare busy cores), near enough (locust's run time, over which it counts requests, leaves out its start, about half
+    a CPU second a phase, which its share here includes)."""
     print("where the cores went, in CPU milliseconds per request (rest: PostgreSQL, the kernel, anything else):")
     print(f"{'phase':<12} {'web':>6} {'locust':>7} {'rest':>6} {'all':>6} {'cores busy':>11}")
     for name, cpu in phases.items():
+        ms = cpu.ms_per_request
         print(
-            f"{name:<12} {cpu.ms_per_request(cpu.web):>6.2f} {cpu.ms_per_request(cpu.load_generator):>7.2f} "
-            f"{cpu.ms_per_request(cpu.rest):>6.2f} {cpu.ms_per_request(cpu.machine):>6.2f} {cpu.machine:>11.2f}"
+            f"{name:<12} {ms.web:>6.2f} {ms.load_generator:>7.2f} {ms.rest:>6.2f} {ms.machine:>6.2f} "
+            f"{cpu.cores.machine:>11.2f}"
         )
 
 
