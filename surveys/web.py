@@ -22,6 +22,7 @@ from surveys.services import (
 )
 from virtuemap_site.abuse import network_bucket
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.sessions import RESPONDENT_KEY_SUFFIX
 
 
 def consent_from_form(
@@ -62,7 +63,7 @@ def consent_from_form(
 
 def respondent_session_key(study: str) -> str:
     """The browser-session key holding the respondent of ``study`` (one per study, so studies never mix)."""
-    return f"{study}_respondent"
+    return f"{study}{RESPONDENT_KEY_SUFFIX}"  # the suffix keeps such a session in a cookie (virtuemap_site.sessions)
 
 
 def withdraw_in_browser(request: HttpRequest, respondent: Respondent | None, *, study: str) -> WithdrawalReport | None:

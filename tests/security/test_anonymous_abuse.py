@@ -15,6 +15,7 @@ from instruments.virtuemap.models import ValidationResponse
 from instruments.virtuemap.validation import validation_open
 from surveys.forms import FORM_TIME_MAX_AGE, form_time_token
 from surveys.models import Respondent
+from tests import client_session
 from virtuemap_site.abuse import client_fingerprint, parse_rate
 
 ADDRESS = "203.0.113.9"
@@ -31,7 +32,7 @@ def signed_form_time(client, shown_seconds_ago: float) -> str:
     """The display time the consent page would have given this test client's browser session."""
     session = client.session
     token = form_time_token(session, time.time() - shown_seconds_ago)
-    session.save()
+    client_session.saved(client, session)
     return token
 
 
@@ -138,7 +139,7 @@ def test_consent_pages_are_rate_limited_per_client(client, study, settings):
     settings.STUDY_CONSENT_RATE = "2/hour"
     for _ in range(2):
         _consent(client)
-        client.session.flush()  # a new browser each time, same address
+        client.cookies.clear()  # a new browser each time, same address
     response = _consent(client)
     assert response.status_code == 429 and int(response["Retry-After"]) > 0
     assert "Please slow down" in response.content.decode()
@@ -150,7 +151,7 @@ def test_the_limit_can_be_turned_off(client, study, settings):
     settings.STUDY_CONSENT_RATE = "off"
     for _ in range(5):
         assert _consent(client).status_code == 302
-        client.session.flush()
+        client.cookies.clear()
 
 
 def test_item_submissions_are_rate_limited(client, study, settings):

@@ -7,6 +7,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests import client_session
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("surveys", "0012_questionnaire_and_consent_languages")]
@@ -55,7 +57,7 @@ def test_earlier_respondents_keep_their_rows_without_a_reference_and_start_again
     profiling_submission_store(respondent=Respondent.objects.get(pk=profiling), rankings={"D1": "CBADE"})
     session = client.session
     session["profiling_respondent"] = str(profiling)
-    session.save()
+    client_session.saved(client, session)
     page = client.get("/profile/results/").content.decode()
     assert 'value="withdraw"' in page and 'value="keep"' not in page  # no reference to keep them under
     # Even a forged "keep" withdraws: answers nobody can reach again are not left behind.

@@ -24,6 +24,7 @@ from instruments.virtuemap.validation import (
 )
 from surveys.models import Respondent
 from surveys.services import WithdrawalReport, consent_text_install_defaults, respondent_consent, respondent_withdraw
+from tests import client_session
 from virtuemap_site.errors import ApplicationError
 
 pytestmark = [
@@ -125,7 +126,7 @@ class HttpRespondent:
         if via == "pages":
             session = self.client.session
             session[SESSION_KEY] = str(outcome.respondent.pk)
-            session.save()
+            client_session.saved(self.client, session)
             self.item = assignment.pk
         else:
             self.headers = {"HTTP_X_RESPONDENT_TOKEN": outcome.token}

@@ -18,6 +18,7 @@ from instruments.virtuemap.views import PROFILING_SESSION_KEY
 from surveys.demographics import DEMOGRAPHIC_CHOICES, demographic_values
 from surveys.models import Respondent
 from surveys.services import respondent_consent
+from tests import client_session
 from tests.hostile import (
     HOSTILE_SETTINGS,
     changed,
@@ -55,7 +56,7 @@ def consented_client(study: str = VALIDATION) -> tuple[Client, Respondent]:
     client = Client()
     session = client.session
     session[SESSION_KEY if study == VALIDATION else PROFILING_SESSION_KEY] = str(respondent.pk)
-    session.save()
+    client_session.saved(client, session)
     return client, respondent
 
 
