@@ -65,10 +65,11 @@ def test_consent_moves_the_session_from_its_row_into_the_cookie(django_assert_nu
     assert dict(SessionStore(session.session_key).items()) == RESPONDENT
 
 
-def test_a_session_used_up_without_a_change_of_key_leaves_its_row_for_the_cookie():
+def test_a_session_used_up_without_a_change_of_key_leaves_its_row_for_the_cookie(django_assert_num_queries):
     session = SessionStore(_saved({FORM_NONCE_SESSION_KEY: "nonce", **RESPONDENT}).session_key)
     session.pop(FORM_NONCE_SESSION_KEY)
-    session.save()
+    with django_assert_num_queries(1):  # the row deleted by key
+        session.save()
     assert ":" in session.session_key and not Session.objects.exists()
 
 
@@ -127,3 +128,12 @@ def test_a_database_session_is_read_by_its_key_while_it_has_not_expired(django_a
     assert dict(expired.items()) == {} and expired.session_key is None  # a new key is drawn if it is saved
     unknown = SessionStore("x" * 32)
     assert dict(unknown.items()) == {} and unknown.session_key is None
+
+
+def test_ending_a_database_session_deletes_its_row_by_key(django_assert_num_queries):
+    """As logging out does (`flush`): one statement (Django's own reads the row, then deletes it), and the store starts
+    afresh."""
+    session = SessionStore(_saved({"_auth_user_id": "1"}).session_key)
+    with django_assert_num_queries(1):  # its row deleted by key, without reading it first
+        session.flush()
+    assert session.session_key is None and not Session.objects.exists()

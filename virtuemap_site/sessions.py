@@ -83,8 +83,8 @@ class SessionStore(DatabaseSessionStore):
         self._session_cache = data
         self.modified = True
         self._insert_on_save = True
-        if old_key and not _in_cookie(old_key):
-            self.model.objects.filter(session_key=old_key).delete()
+        if old_key:
+            self.delete(old_key)
 
     def save(self, must_create: bool = False) -> None:
         data = self._get_session(no_load=must_create)
@@ -106,5 +106,8 @@ class SessionStore(DatabaseSessionStore):
         self._insert_on_save = False
 
     def delete(self, session_key: str | None = None) -> None:
-        if not _in_cookie(session_key or self.session_key):  # a cookie session is ended by dropping the cookie
-            super().delete(session_key)
+        """Delete a database session's row by key, in one statement (Django's reads the row first, then deletes it);
+        a cookie session has no row: it ends when the browser drops the cookie."""
+        key = session_key or self.session_key
+        if key and not _in_cookie(key):
+            self.model.objects.filter(session_key=key).delete()
