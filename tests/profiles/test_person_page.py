@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from instruments.virtuemap.models import ProfilingSubmission
-from tests.instruments.virtuemap.test_profile_questionnaire import answer
+from tests.instruments.virtuemap.test_profile_questionnaire import answer_as_seen
 
 pytestmark = pytest.mark.django_db
 
@@ -18,8 +18,7 @@ def test_before_any_instrument_the_page_says_where_to_start(client, instrument):
 
 
 def test_rankings_made_without_consent_are_scored_now_and_stored_nowhere(client, instrument):
-    client.get("/profile/dilemmas/D1/")
-    answer(client, "D1", "CBADE")
+    answer_as_seen(client, "D1", "CBADE")
     page = client.get("/my-results/").content.decode()
 
     assert 'data-instrument="virtuemap"' in page and 'data-series="You"' in page

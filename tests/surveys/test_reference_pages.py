@@ -17,6 +17,7 @@ from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
 from surveys.references import reference_new
 from surveys.services import consent_text_install_defaults
 from tests.instruments.toy import STUDY
+from tests.instruments.virtuemap.test_profile_questionnaire import answer_as_seen
 
 pytestmark = pytest.mark.django_db
 
@@ -165,8 +166,7 @@ def positions(ranking: str) -> dict[str, str]:
 @pytest.fixture
 def profiled(client, instrument):
     client.post("/profile/", {"accept": "1", "agree": "on"})
-    client.get("/profile/dilemmas/D1/")
-    client.post("/profile/dilemmas/D1/", {"action": "answer", **positions("CBADE")})
+    answer_as_seen(client, "D1", "CBADE")
     return client
 
 

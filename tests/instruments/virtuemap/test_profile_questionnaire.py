@@ -20,6 +20,14 @@ def answer(client, dilemma: str, ranking: str):
     return client.post(f"/profile/dilemmas/{dilemma}/", {"action": "answer", **positions(ranking)})
 
 
+def answer_as_seen(client, dilemma: str, ranking: str):
+    """Show the dilemma, then give `ranking` as a person would: by "I have not moved anything" when the random start
+    order already is that ranking, since saving an unmoved order is refused (one time in 120)."""
+    shown = client.get(f"/profile/dilemmas/{dilemma}/").context["form"].initial_order
+    action = "keep" if shown == ranking else "answer"
+    return client.post(f"/profile/dilemmas/{dilemma}/", {"action": action, **positions(ranking)})
+
+
 def skip(client, dilemma: str):
     return client.post(f"/profile/dilemmas/{dilemma}/", {"action": "skip"})
 

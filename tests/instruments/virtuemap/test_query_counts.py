@@ -253,11 +253,17 @@ def test_the_profiling_consent_submission(client, warm, costs):
     assert response.status_code == 302 and Respondent.objects.filter(study="profiling").count() == 1
 
 
+def moved_ranking(page) -> dict[str, str]:
+    """A ranking answer to the dilemma page shown: its random start order reversed, so never refused as unmoved."""
+    assert page.status_code == 200
+    return {"action": "answer", **positions(page.context["form"].initial_order[::-1], "")}
+
+
 def test_dilemma_pages_and_results_without_consent(client, warm, costs):
     with costs():
-        assert client.get("/profile/dilemmas/D1/").status_code == 200
+        page = client.get("/profile/dilemmas/D1/")
     with costs():
-        client.post("/profile/dilemmas/D1/", {"action": "answer", **positions("BACDE", "")})
+        assert client.post("/profile/dilemmas/D1/", moved_ranking(page)).status_code == 302
     with costs():
         assert client.get("/profile/results/").status_code == 200
 
@@ -266,9 +272,9 @@ def test_dilemma_pages_and_results_with_consent(client, warm, costs):
     client.post("/profile/", {"agree": "on", "accept": "1"})
     client.post("/profile/dilemmas/D1/", {"action": "answer", **positions("BACDE", "")})
     with costs():
-        assert client.get("/profile/dilemmas/D2/").status_code == 200
+        page = client.get("/profile/dilemmas/D2/")
     with costs(transactions=1):
-        client.post("/profile/dilemmas/D2/", {"action": "answer", **positions("BACDE", "")})
+        assert client.post("/profile/dilemmas/D2/", moved_ranking(page)).status_code == 302
     with costs():
         assert client.get("/profile/results/").status_code == 200
 
