@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import hypothesis
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -19,6 +20,11 @@ from surveys.services import consent_text_install_defaults, respondent_consent
 # ALL_TESTS_ON_POSTGRESQL=1 runs them there too.
 DATABASE_INDEPENDENT_DIRECTORIES = tuple(Path(__file__).resolve().parent / name for name in ("browser", "scoring"))
 RUN_EVERYTHING_ON_POSTGRESQL = os.environ.get("ALL_TESTS_ON_POSTGRESQL", "") == "1"
+
+# No time limit on a property test's example: CI runs its two passes side by side on two cores, and an example slowed
+# past Hypothesis's 200 ms by the other pass would fail the test ("Flaky") with nothing wrong in the code under test.
+hypothesis.settings.register_profile("virtuemap", deadline=None)
+hypothesis.settings.load_profile("virtuemap")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -91,6 +97,19 @@ def _empty_cache():
     yield
     cache.clear()
     CachedSnapshot.forget_all_in_this_process()
+
+
+@pytest.fixture(autouse=True)
+def _rate_limit_clock(monkeypatch):
+    """The rate limits count in fixed windows of the wall clock (`abuse.rate_limit_wait`), and their key turns once
+    a day: a test that sends one request over a limit would see the count start again if a minute, an hour or a day
+    turned between its requests. For the tests, the limiter's clock stands in the middle of all three (12:30:30 UTC)."""
+    from types import SimpleNamespace
+
+    from virtuemap_site import abuse
+
+    midday = 20_000 * 86_400 + 12 * 3_600 + 30 * 60 + 30
+    monkeypatch.setattr(abuse, "time", SimpleNamespace(time=lambda: midday))
 
 
 @pytest.fixture(autouse=True)
