@@ -23,6 +23,7 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -94,8 +95,10 @@ def database_create(url: str, *, fresh: bool = False) -> None:
     """Create the PostgreSQL database named in `url` if it is missing (dropped first when `fresh`)."""
     import psycopg
 
-    name = url.rsplit("/", 1)[1].split("?", 1)[0]
-    admin_url = url.rsplit("/", 1)[0] + "/postgres"
+    # By its parts, not by the last "/": a Unix socket is named in the query (`?host=/var/run/postgresql`).
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin_url = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as connection:
         if fresh:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
