@@ -17,7 +17,7 @@ from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
 from surveys.references import reference_new
 from surveys.services import consent_text_install_defaults
 from tests.instruments.toy import STUDY
-from tests.instruments.virtuemap.test_profile_questionnaire import answer_as_seen
+from tests.instruments.virtuemap.test_profile_questionnaire import answer_as_seen, positions
 
 pytestmark = pytest.mark.django_db
 
@@ -157,10 +157,6 @@ def test_a_withdrawing_panel_participant_is_told_to_return_the_submission_with_t
 
 
 # --- profiling, whose answers live in the browser until consent ---------------------------------------------
-
-
-def positions(ranking: str) -> dict[str, str]:
-    return {f"position_{letter}": str(index) for index, letter in enumerate(ranking, start=1)}
 
 
 @pytest.fixture

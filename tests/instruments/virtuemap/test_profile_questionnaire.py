@@ -20,11 +20,15 @@ def answer(client, dilemma: str, ranking: str):
     return client.post(f"/profile/dilemmas/{dilemma}/", {"action": "answer", **positions(ranking)})
 
 
+def shown_order(client, dilemma: str) -> str:
+    """Show the dilemma page: the order its responses start in for this browser (recorded as shown)."""
+    return client.get(f"/profile/dilemmas/{dilemma}/").context["form"].initial_order
+
+
 def answer_as_seen(client, dilemma: str, ranking: str):
     """Show the dilemma, then give `ranking` as a person would: by "I have not moved anything" when the random start
     order already is that ranking, since saving an unmoved order is refused (one time in 120)."""
-    shown = client.get(f"/profile/dilemmas/{dilemma}/").context["form"].initial_order
-    action = "keep" if shown == ranking else "answer"
+    action = "keep" if shown_order(client, dilemma) == ranking else "answer"
     return client.post(f"/profile/dilemmas/{dilemma}/", {"action": action, **positions(ranking)})
 
 
@@ -157,10 +161,6 @@ def test_an_unknown_dilemma_page_is_a_404(client, instrument):
 
 
 # --- No default answers: a random start order per person, and "I have not moved anything" as a choice ----------
-
-
-def shown_order(client, dilemma: str) -> str:
-    return client.get(f"/profile/dilemmas/{dilemma}/").context["form"].initial_order
 
 
 def test_each_person_starts_from_their_own_random_order_the_same_on_every_reload(client, instrument):
