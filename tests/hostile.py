@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from instruments.virtuemap.models import Assignment, KeyCandidate, KeyDecision, ProfilingSubmission, ValidationResponse
 from surveys.models import Respondent
 
-# Bounded for CI (the suite runs on SQLite and on PostgreSQL); no deadline, since the first request of a test
-# pays for template loading. derandomize: the same examples on every run, so a failure is reproducible.
+# Bounded for CI (the suite runs on SQLite and on PostgreSQL); no deadline, as for every property test
+# (`tests/conftest.py`), and here also because the first request of a test pays for template loading. derandomize:
+# the same examples on every run, so a failure is reproducible.
 HOSTILE_SETTINGS = settings(
     max_examples=60,
-    deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )

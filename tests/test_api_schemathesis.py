@@ -4,7 +4,8 @@ Every operation in /api/schema/ gets generated requests, valid and invalid; the 
 schema's OpenAPI links (consent → next item → confirm or answer the attention check → next item …, and a model's
 detail from the list), so the study's operations are also called with a real respondent token and a candidate
 that was really assigned. Checks: no 5xx, every status code and content type is documented, and every response
-body matches its schema. Bounded: a fixed number of examples and no deadline.
+body matches its schema. Bounded: a fixed number of examples (and no deadline, as for every property test:
+`tests/conftest.py`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def api_data(db, instrument, published_models, consent_texts, monkeypatch):
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=EXAMPLES_PER_OPERATION, suppress_health_check=list(HealthCheck), derandomize=True)
 def test_the_api_answers_every_generated_request_as_its_schema_says(api_data, case):
     case.call_and_validate(checks=CHECKS, headers={"Host": "127.0.0.1"})
 
@@ -66,7 +67,6 @@ def test_sequences_that_follow_the_schemas_links_answer_as_the_schema_says(api_d
         settings=settings(
             max_examples=EXAMPLES_PER_OPERATION,
             stateful_step_count=6,
-            deadline=None,
             suppress_health_check=list(HealthCheck),
             derandomize=True,
         )

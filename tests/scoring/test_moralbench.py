@@ -169,7 +169,7 @@ def test_the_order_effect_tells_position_from_content():
     assert effect["follows_position"] == 0.5 and effect["pairs"] == 2
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.tuples(st.integers(0, len(PUBLISHED) - 1), st.integers(1, 4), st.floats(0, 1)), max_size=80))
 def test_scores_stay_within_zero_and_the_maximum(draws):
     answers = [ModelAnswer(PUBLISHED[index].key, replicate, "paper", q) for index, replicate, q in draws]

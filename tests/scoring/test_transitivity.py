@@ -248,7 +248,7 @@ def test_fast_path_and_reference_agree_on_3_vectors_of_8_alternatives():
         )
     )
 )
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 def test_fast_path_and_reference_agree_on_degenerate_vectors_of_round_values(case):
     # Many entries at 0, ½ and 1 make degenerate LPs, where a simplex is most likely to stall.
     n, values = case
@@ -359,7 +359,7 @@ def test_the_half_in_the_papers_chain_makes_the_triple_check_and_the_model_diffe
         )
     )
 )
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 def test_wum_holds_exactly_when_some_order_has_every_probability_along_it_at_least_a_half(case):
     n, values = case
     vector = np.array(values)
@@ -380,7 +380,7 @@ round_vectors = st.integers(3, 6).flatmap(
 
 
 @given(round_vectors)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 def test_hcm_implies_wum(case):
     n, values = case
 
@@ -390,7 +390,7 @@ def test_hcm_implies_wum(case):
 
 
 @given(round_vectors)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 def test_a_vector_has_a_copeland_order_or_fails_wum_and_every_reported_triad_is_a_strict_cycle(case):
     n, values = case
     index = {pair: i for i, pair in enumerate(pairs(n))}
@@ -406,7 +406,7 @@ def test_a_vector_has_a_copeland_order_or_fails_wum_and_every_reported_triad_is_
 
 
 @given(st.integers(3, 6), st.integers(0, 2**32 - 1))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 def test_the_linear_ordering_oracle_finds_the_best_of_all_orders(n, seed):
     coefficients = np.random.default_rng(seed).normal(size=(4, n * (n - 1) // 2))
 
@@ -417,7 +417,7 @@ def test_the_linear_ordering_oracle_finds_the_best_of_all_orders(n, seed):
 
 
 @given(st.integers(3, 6), st.integers(0, 2**32 - 1))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 def test_mixtures_of_orders_are_always_inside_grum(n, seed):
     rng = np.random.default_rng(seed)
     vertices = linear_order_vertices(n)
