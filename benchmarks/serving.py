@@ -91,15 +91,19 @@ def throwaway_database() -> Iterator[None]:
         connection.creation.destroy_test_db(original, verbosity=0)
 
 
+def server_url(url: str, database: str = "postgres") -> str:
+    """The postgres:// ``url`` naming ``database`` instead (by default the server's own ``postgres``), on the same
+    server with the same options. The URL is read by its parts, not cut at its last "/": a Unix socket is named in the
+    query (``?host=/var/run/postgresql``)."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{database}"))
+
+
 def database_create(url: str, *, fresh: bool = False) -> None:
     """Create the PostgreSQL database named in `url` if it is missing (dropped first when `fresh`)."""
     import psycopg
 
-    # By its parts, not by the last "/": a Unix socket is named in the query (`?host=/var/run/postgresql`).
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    admin_url = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin_url, autocommit=True) as connection:
+    name = urlsplit(url).path.lstrip("/")
+    with psycopg.connect(server_url(url), autocommit=True) as connection:
         if fresh:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from benchmarks.serving import server_url
 from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.records import reference_profiles_publish
 from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit
@@ -49,9 +50,8 @@ def _fill(respondents: int) -> None:
 def scratch_database(database_url):
     """The URL of a database that does not exist yet; dropped at the end."""
     name = f"restore_{uuid.uuid4().hex[:10]}"
-    server = database_url.rsplit("/", 1)[0]
-    yield name, f"{server}/{name}"
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as connection:
+    yield name, server_url(database_url, name)
+    with psycopg.connect(server_url(database_url), autocommit=True) as connection:
         connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
@@ -67,8 +67,7 @@ def test_a_pg_dump_restored_into_a_fresh_database_has_every_row(
 
     # The commands of docs/deploy.md.
     subprocess.run(["pg_dump", "--format=custom", "--no-owner", "--file", dump, database_url], check=True)
-    server = database_url.rsplit("/", 1)[0]
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as connection:
+    with psycopg.connect(server_url(database_url), autocommit=True) as connection:
         connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     subprocess.run(
         ["pg_restore", "--no-owner", "--exit-on-error", "--dbname", restored_url, dump], check=True, capture_output=True
