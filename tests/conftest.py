@@ -144,13 +144,12 @@ def api_client():
 @pytest.fixture
 def database_url(settings):
     """The URL of the test database, for processes a test starts (they must see what the test committed)."""
+    from benchmarks.serving import database_url as url_of
+
     database = settings.DATABASES["default"]
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (set DATABASE_URL): other processes share the test database")
-    user = database.get("USER") or "postgres"
-    password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""
-    host = f"{database.get('HOST') or '127.0.0.1'}:{database.get('PORT') or 5432}"
-    return f"postgres://{user}{password}@{host}/{database['NAME']}"
+    return url_of({**database, "USER": database.get("USER") or "postgres"})
 
 
 @pytest.fixture
