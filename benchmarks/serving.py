@@ -111,12 +111,18 @@ def database_create(url: str, *, fresh: bool = False) -> None:
 
 
 def database_url(settings_dict: dict) -> str:
-    """A postgres:// URL for a Django database settings dict (e.g. the test database's)."""
+    """A postgres:// URL for a Django database settings dict (e.g. the test database's): TCP to HOST:PORT
+    (127.0.0.1:5432 when neither is set), or the Unix socket's directory when HOST is a path or the settings came from
+    a socket URL (``?host=/var/run/postgresql``, which puts the path in OPTIONS), named in the query as libpq reads it.
+    """
     from urllib.parse import quote
 
     password = settings_dict.get("PASSWORD")
     user = quote(settings_dict["USER"]) + (f":{quote(password)}" if password else "")
-    host, port = settings_dict.get("HOST") or "127.0.0.1", settings_dict.get("PORT") or 5432
+    host = settings_dict.get("HOST") or settings_dict.get("OPTIONS", {}).get("host") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    if host.startswith("/"):
+        return f"postgres://{user}@/{settings_dict['NAME']}?host={quote(host)}&port={port}"
     return f"postgres://{user}@{host}:{port}/{settings_dict['NAME']}"
 
 
