@@ -24,7 +24,10 @@ RESPONDENT_CODEBOOK: list[tuple[str, str]] = [
         "suspicion",
         "Signs that the consent was automated, comma-separated: honeypot (filled the field people never see), "
         "too_fast (consented sooner than STUDY_CONSENT_MIN_SECONDS after the page was shown), no_form_time (consent "
-        "not sent from our form); empty = none. The answer still counts; decide in the analysis.",
+        "not sent from our page, or its display time forged or older than three hours), form_time_reused (the "
+        "page's display time was issued to another browser or used by an earlier consent), panel_id_reused (came "
+        "with a panel ID that already took part); empty = none. The answer still counts (a panel_id_reused "
+        "respondent's validation answers are left out of N and Y); decide in the analysis.",
     ),
 ]
 

@@ -53,6 +53,18 @@ def form_time_read(token: str | None, session: SessionBase) -> tuple[float | Non
     return float(shown_at), ""
 
 
+class FreshValueField(forms.CharField):
+    """A hidden field that always renders its initial value, computed afresh when the page is drawn, never the value
+    the browser sent: the consent form's display time must be a new one on every page (after a refused consent too,
+    whose nonce was used up), yet be an ordinary field so that every browser submits it. (A `disabled` field renders
+    its initial value as well, but browsers never submit a disabled control.)"""
+
+    widget = forms.HiddenInput
+
+    def bound_data(self, data, initial):
+        return initial
+
+
 class ConsentForm(forms.Form):
     """The explicit consent checkbox; panel IDs ride along as hidden fields until consent is given, so
     nothing about the person is stored before it.
@@ -78,9 +90,9 @@ class ConsentForm(forms.Form):
         label=gettext_lazy("Leave this field empty"),
         widget=forms.TextInput(attrs={"autocomplete": "off", "tabindex": "-1"}),
     )
-    # Disabled: it always renders a fresh token (computed when the page is drawn, after any consent used the last
-    # one up), and the posted one is read from the raw data by `suspicion()`.
-    form_time = forms.CharField(required=False, disabled=True, widget=forms.HiddenInput)
+    # Submitted by the browser like any field; drawn with a fresh token (computed when the page is drawn, after any
+    # consent used the last one up), never with the one posted.
+    form_time = FreshValueField(required=False)
 
     def __init__(self, *args, request: HttpRequest, **kwargs) -> None:
         initial = kwargs.pop("initial", None) or {name: request.GET.get(name, "") for name in self.PANEL_FIELDS}
@@ -97,7 +109,7 @@ class ConsentForm(forms.Form):
         reasons = []
         if self.cleaned_data.get(self.HONEYPOT):
             reasons.append(Respondent.Suspicion.HONEYPOT)
-        shown_at, problem = form_time_read(self.data.get("form_time"), self.session)
+        shown_at, problem = form_time_read(self.cleaned_data.get("form_time"), self.session)
         self.session.pop(FORM_NONCE_SESSION_KEY, None)
         if problem:
             reasons.append(problem)

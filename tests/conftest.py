@@ -52,6 +52,22 @@ def transitivity_instrument(db):
 
 
 @pytest.fixture
+def moralbench(db):
+    """MoralBench's four item sets and system prompt, as `load_moralbench` leaves them."""
+    from instruments.moralbench.services import moralbench_load_file
+
+    return moralbench_load_file()
+
+
+@pytest.fixture
+def amaeval_instrument(db):
+    """The AMAeval dataset, as `load_amaeval` leaves it."""
+    from instruments.amaeval.services import amaeval_instrument_load_file
+
+    return amaeval_instrument_load_file()
+
+
+@pytest.fixture
 def consent_texts(db):
     """Version 1 of each study's consent text, current."""
     return consent_text_install_defaults()

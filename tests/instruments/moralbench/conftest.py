@@ -1,16 +1,8 @@
-"""Fixtures of the MoralBench tests: the loaded instrument and quick provider retries."""
+"""Fixtures of the MoralBench tests: quick provider retries (the loaded instrument is tests/conftest.py's)."""
 
 from __future__ import annotations
 
 import pytest
-
-
-@pytest.fixture
-def moralbench(db):
-    """MoralBench's four item sets and system prompt, as `load_moralbench` leaves them."""
-    from instruments.moralbench.services import moralbench_load_file
-
-    return moralbench_load_file()
 
 
 @pytest.fixture(autouse=True)
