@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -115,6 +116,15 @@ def _answer_read(session: QuestionnaireSession, item: Mapping[str, Any], positio
         raise ApplicationError(str(problem), {"position": position}) from problem
 
 
+def plausible_time_on_item(time_on_item_ms: Any, *, shown_after: datetime, now: datetime) -> int | None:
+    """``time_on_item_ms`` as the page reported it (`surveys.web.elapsed_ms`), kept only when it is plausible: a whole
+    number from 0 to the time since the item could first have been shown (``shown_after``, by the server's clock);
+    None otherwise, and for none reported."""
+    if not isinstance(time_on_item_ms, int) or isinstance(time_on_item_ms, bool):
+        return None
+    return time_on_item_ms if 0 <= time_on_item_ms <= (now - shown_after).total_seconds() * 1000 else None
+
+
 @transaction.atomic
 def questionnaire_answer_submit(
     *, session: QuestionnaireSession, position: Any, data: Mapping[str, str], time_on_item_ms: int | None = None
@@ -124,7 +134,8 @@ def questionnaire_answer_submit(
     An answered position returns the stored answer with created=False and changes nothing (a different answer to it
     is refused with 409: the first answer stands). Only the next unanswered position can be answered (409
     otherwise). The last answer completes the session and the respondent. A position that does not exist or an
-    answer the instrument cannot read is an ApplicationError (400) and stores nothing.
+    answer the instrument cannot read is an ApplicationError (400) and stores nothing. ``time_on_item_ms`` (the page
+    script's) is stored when plausible (`plausible_time_on_item`: no longer than since the answer before), else None.
     """
     locked = _session_locked(session, position)
     item = locked.sequence[position - 1]
@@ -139,7 +150,8 @@ def questionnaire_answer_submit(
                 status=409,
             )
         return AnswerOutcome(answer=stored, created=False)
-    expected = questionnaire_next_position(session=locked)
+    answered_at = dict(locked.answers.values_list("position", "answered_at"))
+    expected = next((p for p in range(1, len(locked.sequence) + 1) if p not in answered_at), None)
     if position != expected:
         raise ApplicationError(
             _("Question %(position)s is not the next one; question %(next)s is.")
@@ -148,6 +160,8 @@ def questionnaire_answer_submit(
             status=409,
         )
     now = timezone.now()
+    # The item could not be shown before the answer to the one before it was stored (or, the first, before consent).
+    shown_after = max(answered_at.values(), default=locked.created_at)
     try:
         with transaction.atomic():
             answer = QuestionnaireAnswer.objects.create(
@@ -155,7 +169,7 @@ def questionnaire_answer_submit(
                 position=position,
                 item=item,
                 value=value,
-                time_on_item_ms=time_on_item_ms,
+                time_on_item_ms=plausible_time_on_item(time_on_item_ms, shown_after=shown_after, now=now),
                 answered_at=now,
             )
     except IntegrityError:
@@ -203,6 +217,8 @@ def questionnaire_answer_correct(
     stored.replaced = [*stored.replaced, earlier]
     stored.value = value
     stored.answered_at = timezone.now()
-    stored.time_on_item_ms = time_on_item_ms
+    stored.time_on_item_ms = plausible_time_on_item(
+        time_on_item_ms, shown_after=locked.created_at, now=stored.answered_at
+    )
     stored.save(update_fields=["replaced", "value", "answered_at", "time_on_item_ms"])
     return AnswerOutcome(answer=stored, created=True)

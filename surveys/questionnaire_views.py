@@ -29,7 +29,13 @@ from surveys.services import (
     respondent_finished_for_arrival,
     respondent_outcome_code,
 )
-from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
+from surveys.web import (
+    consent_from_form,
+    elapsed_ms,
+    respondent_session_key,
+    withdraw_in_browser,
+    withdrawal_context,
+)
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
 from virtuemap_site.request_guards import ascii_int
@@ -144,7 +150,7 @@ def questionnaire_item(request: HttpRequest, study: str) -> HttpResponse:
         revisit = request.POST.get("revisit") == "1"
         submit = services.questionnaire_answer_correct if revisit else services.questionnaire_answer_submit
         try:
-            submit(session=session, position=position, data=request.POST)
+            submit(session=session, position=position, data=request.POST, time_on_item_ms=elapsed_ms(request.POST))
         except ApplicationError as problem:
             # A 409 is a repeat of an answered page (refresh, back button) or a change after completion: the stored
             # answer stands, move on.

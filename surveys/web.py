@@ -3,7 +3,7 @@ withdrawing (in this browser or with a participant reference) with a report of w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db import transaction
@@ -22,7 +22,11 @@ from surveys.services import (
 )
 from virtuemap_site.abuse import network_bucket
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.request_guards import ascii_int
 from virtuemap_site.sessions import RESPONDENT_KEY_SUFFIX
+
+# At most 9 digits: under 11.6 days in milliseconds, within every database's integer column.
+ELAPSED_MS_DIGITS = 9
 
 
 def consent_from_form(
@@ -59,6 +63,15 @@ def consent_from_form(
     request.session[respondent_session_key(text.study)] = str(outcome.respondent.pk)
     remember_reference(request, study=text.study, reference=outcome.reference)
     return outcome
+
+
+def elapsed_ms(data: Mapping[str, Any]) -> int | None:
+    """The page script's time from showing an item to the press of its button, as a form posts it in ``elapsed_ms``
+    (static/js/timed-form.js); None for a page that sent none (no script) or anything but 1 to 9 ASCII digits ("²",
+    "-5", "1e3", ten digits). Whether the figure is plausible is for the service to judge against its own clock."""
+    value = data.get("elapsed_ms", "")
+    number = ascii_int(value)
+    return number if number is not None and len(value) <= ELAPSED_MS_DIGITS else None
 
 
 def respondent_session_key(study: str) -> str:

@@ -244,9 +244,10 @@ def clock(monkeypatch) -> Clock:
 
 
 @pytest.fixture
-def pairwise_respondent(transitivity_instrument, consent_texts, settings):
+def pairwise_respondent(transitivity_instrument, consent_texts, settings, clock):
     """`pairwise_respondent(situations, times_ms=None)`: a new respondent of the pairwise questionnaire (block 3, each
-    pair once per order) answers its first choices with the situations given ("1" or "2"), taking ``times_ms``."""
+    pair once per order) answers its first choices with the situations given ("1" or "2"), taking ``times_ms`` by the
+    page's clock (and as long by the site's, which `clock` moves on)."""
     from instruments.transitivity.plugin import STUDY
     from surveys.questionnaire import questionnaire_answer_submit, questionnaire_session_start
 
@@ -257,6 +258,7 @@ def pairwise_respondent(transitivity_instrument, consent_texts, settings):
         session = questionnaire_session_start(respondent=respondent, options={"block": 3})
         times = times_ms or [1000] * len(situations)
         for position, (situation, time_ms) in enumerate(zip(situations, times, strict=True), start=1):
+            clock.advance(time_ms / 1000 + 0.5)
             questionnaire_answer_submit(
                 session=session, position=position, data={"situation": situation}, time_on_item_ms=time_ms
             )

@@ -38,7 +38,13 @@ from surveys.services import (
     respondent_finished_for_arrival,
     respondent_outcome_code,
 )
-from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
+from surveys.web import (
+    consent_from_form,
+    elapsed_ms,
+    respondent_session_key,
+    withdraw_in_browser,
+    withdrawal_context,
+)
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
 
@@ -248,13 +254,7 @@ def _item_answer(request: HttpRequest, form: RankingForm) -> ItemAnswer | None:
         if not form.is_valid():
             return None
         ordering = "".join(form.cleaned_data["ranking"])
-    return ItemAnswer(action=action, ordering=ordering, time_on_item_ms=_elapsed_ms(request))
-
-
-def _elapsed_ms(request: HttpRequest) -> int | None:
-    """The page script's time from showing the item to the press of a button, if it sent a plausible one."""
-    value = request.POST.get("elapsed_ms", "")
-    return int(value) if value.isdigit() and len(value) <= 9 else None
+    return ItemAnswer(action=action, ordering=ordering, time_on_item_ms=elapsed_ms(request.POST))
 
 
 def _completion_context(code: str | None, panel: bool) -> dict:

@@ -1,8 +1,8 @@
 /* The ranking component: drag and drop (SortableJS), up/down buttons for keyboard and touch, and the
    position selects of the no-JavaScript form kept in step with the list, so the server sees one format.
    Buttons of the form marked data-enabled-when="moved" / "unmoved" are enabled only while the list differs
-   from / equals the order first shown (data-initial-order), so no answer is ever a default; a form marked
-   data-timed sends the time from showing the page to the press of a button (elapsed_ms). */
+   from / equals the order first shown (data-initial-order), so no answer is ever a default. (The time on the
+   item is timed-form.js's.) */
 (function () {
   "use strict";
 
@@ -121,13 +121,4 @@
   }
 
   document.querySelectorAll("[data-ranking]").forEach(enhance);
-
-  // From the moment the page could be seen (this deferred script runs once it is parsed) to the press.
-  var shownAt = window.performance ? window.performance.now() : null;
-  document.querySelectorAll("form[data-timed]").forEach(function (form) {
-    form.addEventListener("submit", function () {
-      var field = form.querySelector("[data-elapsed]");
-      if (field && shownAt !== null) field.value = String(Math.round(window.performance.now() - shownAt));
-    });
-  });
 })();

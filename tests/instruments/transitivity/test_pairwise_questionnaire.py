@@ -117,7 +117,8 @@ def test_a_question_page_shows_the_two_situations_in_the_order_of_the_sequence(c
     expected = (item["x"], item["y"]) if item["order"] == "original" else (item["y"], item["x"])
     assert position == 1 and (principle_of(first), principle_of(second)) == expected
     assert 'type="radio" name="situation" value="1"' in page and "Choice 1 of 42" in page
-    assert "<script" not in page
+    # One script only, which times the answer; the page works without it.
+    assert page.count("<script") == 1 and "js/timed-form" in page
 
 
 def test_an_answer_is_stored_once_even_when_the_form_is_sent_again(client, ready):
