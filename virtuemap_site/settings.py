@@ -239,6 +239,17 @@ if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1 or TRANSITIV
 # acknowledged only when its task ended, and given back when the worker process running it dies.
 REDIS_URL = env.str("REDIS_URL", default="")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+if REDIS_URL:
+    # kombu's Redis transport with a channel that closes while Redis is down, so that a worker losing Redis with a
+    # task in flight reconnects instead of exiting (virtuemap_site/broker.py).
+    CELERY_BROKER_TRANSPORT = "virtuemap_site.broker:Transport"
+    if REDIS_URL.startswith("rediss://"):
+        # The scheme no longer chooses the transport, so TLS is asked for here (with the certificate verified).
+        CELERY_BROKER_USE_SSL = {"ssl_cert_reqs": "required"}
+# A worker (and beat) that loses Redis keeps trying to reconnect, every 2, 4, … up to 30 s, for as long as it takes:
+# Celery's default gives up after 100 tries (about 50 minutes), and the worker then exits.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
