@@ -241,7 +241,7 @@ class QuestionnaireAnswer(models.Model):
     position = models.PositiveSmallIntegerField(help_text="1-based position in the session's sequence.")
     item = models.JSONField(help_text="The item as shown (a copy of its sequence entry).")
     value = models.JSONField(help_text="The answer as the instrument read it.")
-    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    time_on_item_ms = models.PositiveBigIntegerField(null=True, blank=True)
     answered_at = models.DateTimeField()
     replaced = models.JSONField(
         default=list,

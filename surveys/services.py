@@ -21,6 +21,7 @@ from surveys import references, selectors
 from surveys.demographics import DEMOGRAPHIC_CHOICES, demographic_values
 from surveys.models import ConsentText, Respondent, Withdrawal
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.request_guards import ascii_int
 
 # --- Consent and respondents ------------------------------------------------------------------------------
 
@@ -170,7 +171,7 @@ def _consent_text_install(slug: str, declared: Mapping[str, Any], details: dict[
 
 def _next_version(versions: Iterable[str]) -> str:
     """One more than the highest numeric version ("1" → "2")."""
-    return str(max((int(version) for version in versions if version.isdigit()), default=0) + 1)
+    return str(max((number for version in versions if (number := ascii_int(version)) is not None), default=0) + 1)
 
 
 def study_access_check(*, study: str, arrival: PanelArrival | None) -> None:

@@ -1,10 +1,13 @@
 """`make serve` (scripts/serve) brings up the production stack: gunicorn answers, the Celery worker answers a ping,
-celery beat starts; the access log holds neither the panel ID of a URL nor the user agent. PostgreSQL and Redis."""
+celery beat starts; a process that dies is started again while the others carry on; the access log holds neither the
+panel ID of a URL nor the user agent. PostgreSQL and Redis."""
 
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
+import re
 import signal
 import subprocess
 import time
@@ -31,7 +34,8 @@ def _get(url: str, agent: str = "test") -> tuple[int, bytes]:
 def _until(condition, what: str, log: Path) -> None:
     deadline = time.monotonic() + LIMIT
     while True:
-        with contextlib.suppress(OSError):
+        # A server still starting may also close a connection before its status line (HTTPException).
+        with contextlib.suppress(OSError, http.client.HTTPException):
             if condition():
                 return
         if time.monotonic() > deadline:
@@ -39,8 +43,14 @@ def _until(condition, what: str, log: Path) -> None:
         time.sleep(0.5)
 
 
+def _spawned(program: str, log: Path) -> list[int]:
+    """The process ids supervisord gave `program`, in order."""
+    found = re.findall(rf"spawned: '{program}' with pid (\d+)", log.read_text(errors="replace"))
+    return list(dict.fromkeys(int(pid) for pid in found))
+
+
 def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM to honcho, which stops its three processes; SIGKILL to the group if that takes too long."""
+    """SIGTERM to supervisord, which stops its three processes; SIGKILL to the group if that takes too long."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(process.pid, signal.SIGTERM)
     try:
@@ -52,7 +62,9 @@ def _stop(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def test_make_serve_runs_web_worker_and_beat_and_logs_no_client_data(database_url, settings, free_port, tmp_path):
+def test_make_serve_runs_web_worker_and_beat_restarts_a_dead_one_and_logs_no_client_data(
+    database_url, settings, free_port, tmp_path
+):
     if not settings.REDIS_URL:
         pytest.skip("needs Redis (set REDIS_URL): make serve runs a Celery worker and beat")
     port = free_port()
@@ -79,6 +91,13 @@ def test_make_serve_runs_web_worker_and_beat_and_logs_no_client_data(database_ur
         assert _get(f"{base}/?PROLIFIC_PID=PANEL-5EC2E7&STUDY_ID=s1", agent="Agent-7f3a/1.0")[0] == 200
         _until(lambda: bool(app.control.ping(timeout=1.0)), "the worker's answer to a ping", log)
         _until(lambda: "beat: Starting" in log.read_text(errors="replace"), "celery beat", log)
+
+        [worker] = _spawned("worker", log)
+        os.kill(worker, signal.SIGKILL)
+        _until(lambda: len(_spawned("worker", log)) == 2, "the worker started again", log)
+        _until(lambda: bool(app.control.ping(timeout=1.0)), "the new worker's answer to a ping", log)
+        assert _get(f"{base}/")[0] == 200
+        assert len(_spawned("web", log)) == len(_spawned("beat", log)) == 1
     finally:
         _stop(process)
 

@@ -8,7 +8,8 @@ in the cache (shared between web processes when CACHE_URL points at Redis; per p
 
 Rates are strings like DRF's: "30/hour", "60/minute", "5/second", "100/day"; "off" (or empty) disables a limit.
 A lab or classroom whose participants all reach us from one address gets its own, larger allowance: clients in
-STUDY_LAB_NETWORKS are counted against STUDY_LAB_CONSENT_RATE and STUDY_LAB_SUBMIT_RATE instead (docs/security.md).
+STUDY_LAB_NETWORKS are counted against STUDY_LAB_CONSENT_RATE, STUDY_LAB_SUBMIT_RATE and STUDY_LAB_REFERENCE_RATE
+instead (docs/security.md).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from rest_framework.throttling import BaseThrottle
 
+from virtuemap_site.request_guards import ascii_int
 from virtuemap_site.resilient_cache import resilient_cache as cache
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -46,9 +48,10 @@ def parse_rate(text: str | None) -> Rate | None:
     if text in ("", "off", "none"):
         return None
     count, _, period = text.partition("/")
-    if not count.isdigit() or int(count) < 1 or period[:1] not in PERIODS:
+    requests = ascii_int(count)
+    if not requests or period[:1] not in PERIODS:
         raise ValueError(f"{text!r} is not a rate like '30/hour' or 'off'")
-    return Rate(requests=int(count), seconds=PERIODS[period[0]])
+    return Rate(requests=requests, seconds=PERIODS[period[0]])
 
 
 def client_address(request: HttpRequest) -> str:
@@ -121,11 +124,19 @@ def is_lab_client(request: HttpRequest) -> bool:
     return any(address in network for network in networks)
 
 
+# Each per-client rate and the lab's allowance that replaces it for a client in STUDY_LAB_NETWORKS.
+LAB_RATE_SETTINGS = {
+    "STUDY_CONSENT_RATE": "STUDY_LAB_CONSENT_RATE",
+    "STUDY_SUBMIT_RATE": "STUDY_LAB_SUBMIT_RATE",
+    "STUDY_REFERENCE_RATE": "STUDY_LAB_REFERENCE_RATE",
+}
+
+
 def client_rate(request: HttpRequest, *, scope: str, rate_setting: str) -> tuple[str, str | None]:
     """The counter scope and the rate that apply to this client: ``rate_setting`` (e.g. STUDY_CONSENT_RATE), or for a
-    client in STUDY_LAB_NETWORKS the lab's allowance (STUDY_LAB_CONSENT_RATE), counted apart."""
+    client in STUDY_LAB_NETWORKS the lab's allowance (STUDY_LAB_CONSENT_RATE, `LAB_RATE_SETTINGS`), counted apart."""
     if is_lab_client(request):
-        return f"{scope}:lab", getattr(settings, rate_setting.replace("STUDY_", "STUDY_LAB_", 1))
+        return f"{scope}:lab", getattr(settings, LAB_RATE_SETTINGS[rate_setting])
     return scope, getattr(settings, rate_setting)
 
 
@@ -148,6 +159,9 @@ def rate_limited(scope: str, rate_setting: str) -> Callable:
 
     GETs are never limited, so a limited person can still read the page, withdraw, or come back later.
     """
+
+    if rate_setting not in LAB_RATE_SETTINGS:
+        raise ValueError(f"{rate_setting} has no lab allowance in LAB_RATE_SETTINGS")
 
     def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(view)

@@ -239,6 +239,17 @@ if TRANSITIVITY_API_MAX_VECTORS < 1 or TRANSITIVITY_REPETITIONS < 1 or TRANSITIV
 # acknowledged only when its task ended, and given back when the worker process running it dies.
 REDIS_URL = env.str("REDIS_URL", default="")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+if REDIS_URL:
+    # kombu's Redis transport with a channel that closes while Redis is down, so that a worker losing Redis with a
+    # task in flight reconnects instead of exiting (virtuemap_site/broker.py).
+    CELERY_BROKER_TRANSPORT = "virtuemap_site.broker:Transport"
+    if REDIS_URL.startswith("rediss://"):
+        # The scheme no longer chooses the transport, so TLS is asked for here (with the certificate verified).
+        CELERY_BROKER_USE_SSL = {"ssl_cert_reqs": "required"}
+# A worker (and beat) that loses Redis keeps trying to reconnect, every 2, 4, … up to 30 s, for as long as it takes:
+# Celery's default gives up after 100 tries (about 50 minutes), and the worker then exits.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
@@ -502,10 +513,12 @@ STUDY_CONSENT_RATE = env.str("STUDY_CONSENT_RATE", default="30/hour")
 STUDY_SUBMIT_RATE = env.str("STUDY_SUBMIT_RATE", default="60/minute")
 STUDY_CONSENT_MIN_SECONDS = env.float("STUDY_CONSENT_MIN_SECONDS", default=5.0)
 # Lab mode: a lab or classroom whose participants share one public address (CIDR networks, e.g. 192.0.2.0/24) gets its
-# own allowance instead of the per-client rates above, which would refuse its 31st consent of the hour. Empty = none.
+# own allowance instead of the per-client rates above (and STUDY_REFERENCE_RATE), which would refuse its 31st consent of
+# the hour. Empty = none.
 STUDY_LAB_NETWORKS = env.list("STUDY_LAB_NETWORKS", default=[])
 STUDY_LAB_CONSENT_RATE = env.str("STUDY_LAB_CONSENT_RATE", default="300/hour")
 STUDY_LAB_SUBMIT_RATE = env.str("STUDY_LAB_SUBMIT_RATE", default="600/minute")
+STUDY_LAB_REFERENCE_RATE = env.str("STUDY_LAB_REFERENCE_RATE", default="200/hour")
 ABUSE_KEY_ROTATION_SECONDS = env.int("ABUSE_KEY_ROTATION_SECONDS", default=86_400)
 
 # Secrets come from the environment only. Error reports hide settings whose names say secret (Django's list plus
@@ -541,6 +554,7 @@ for _name in (
     "STUDY_REFERENCE_RATE",
     "STUDY_LAB_CONSENT_RATE",
     "STUDY_LAB_SUBMIT_RATE",
+    "STUDY_LAB_REFERENCE_RATE",
 ):
     if not re.fullmatch(r"(?i)\s*(off|none|)\s*|\s*[1-9]\d*/(s|m|h|d)\w*\s*", globals()[_name]):
         raise ValueError(f"{_name} must be a rate like 30/hour, 60/minute, or off")

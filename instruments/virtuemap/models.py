@@ -266,7 +266,7 @@ class ValidationResponse(models.Model):
         blank=True,
         help_text="How the item was presented; blank for answers given before this was recorded.",
     )
-    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    time_on_item_ms = models.PositiveBigIntegerField(null=True, blank=True)
     time_measured_by = models.CharField(
         max_length=8,
         choices=[("server", "Server: from serving the item"), ("client", "Client: from showing the page")],

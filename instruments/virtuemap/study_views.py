@@ -47,6 +47,7 @@ from surveys.web import (
 )
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 from virtuemap_site.errors import ApplicationError
+from virtuemap_site.request_guards import ascii_int
 
 # --- The validation study ------------------------------------------------------------------------------------
 # Pages of the respondent journey. The session holds only the respondent's UUID, and only after consent.
@@ -237,8 +238,7 @@ def _served(request: HttpRequest) -> tuple[Respondent, Assignment | None] | None
 
 
 def _posted_assignment(request: HttpRequest) -> int:
-    value = request.POST.get("assignment", "")
-    return int(value) if value.isdigit() and len(value) <= 18 else 0
+    return ascii_int(request.POST.get("assignment", "")) or 0
 
 
 def _item_answer(request: HttpRequest, form: RankingForm) -> ItemAnswer | None:

@@ -13,6 +13,7 @@ from django.test import RequestFactory
 
 from instruments.virtuemap.validation import validation_open
 from surveys.models import Respondent
+from surveys.references import reference_new
 from virtuemap_site.abuse import client_rate, is_lab_client
 
 LAB = "192.0.2.77"
@@ -59,6 +60,23 @@ def test_the_lab_allowance_covers_the_study_api(api_client, study, settings):
         assert api_client.post("/api/v1/study/consent/", body, format="json", REMOTE_ADDR=LAB).status_code == 201
     assert api_client.post("/api/v1/study/consent/", body, format="json").status_code == 201
     assert api_client.post("/api/v1/study/consent/", body, format="json").status_code == 429
+
+
+@pytest.mark.parametrize("path", ["/withdraw/", "/resume/"])
+def test_withdrawing_and_resuming_from_a_lab_address_work(client, study, path):
+    response = client.post(path, {"reference": reference_new()}, REMOTE_ADDR=LAB)
+    assert response.status_code == 400
+    assert "No participant holds this reference" in response.content.decode()
+
+
+def test_a_lab_has_its_own_allowance_of_reference_tries(client, study, settings):
+    settings.STUDY_REFERENCE_RATE = "1/hour"
+    settings.STUDY_LAB_REFERENCE_RATE = "2/hour"
+    statuses = [
+        client.post("/withdraw/", {"reference": reference_new()}, REMOTE_ADDR=LAB).status_code for _ in range(3)
+    ]
+    assert statuses == [400, 400, 429]
+    assert client.post("/resume/", {"reference": reference_new()}, REMOTE_ADDR=ELSEWHERE).status_code == 400
 
 
 @pytest.mark.parametrize(

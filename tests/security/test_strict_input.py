@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from instruments.virtuemap.models import ValidationResponse
+from instruments.virtuemap.validation import validation_open
 from surveys.models import QuestionnaireAnswer, Respondent
+from surveys.services import _next_version
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +54,22 @@ def test_a_position_that_is_not_ascii_digits_is_a_400_and_stores_nothing(
     client.post("/transitivity/questionnaire/", {"agree": "on", "accept": "1"})
     response = client.post("/transitivity/questionnaire/next/", {"position": position, "situation": "1"})
     assert response.status_code == 400 and not QuestionnaireAnswer.objects.exists()
+
+
+@pytest.mark.parametrize("assignment", ["²", "١", "x", "-1", "1" * 40])
+def test_an_assignment_that_is_not_ascii_digits_is_taken_for_a_stale_tab_and_stores_nothing(
+    client, instrument, consent_texts, assignment
+):
+    validation_open(pairs=[("D1", "wisdom")])
+    client.post("/study/consent/", {"agree": "on", "accept": "1"})
+    client.get("/study/item/")
+    response = client.post("/study/item/", {"assignment": assignment, "action": "confirm"})
+    assert response.status_code == 302 and response.url == "/study/item/"
+    assert not ValidationResponse.objects.exists()
+
+
+def test_a_consent_text_version_that_is_not_ascii_digits_does_not_count_as_a_number():
+    assert _next_version(["1", "²", "١٢", "3"]) == "4"
 
 
 def test_a_form_encoded_api_write_is_refused_with_415_and_stores_nothing(client, consent_texts):
