@@ -18,6 +18,7 @@ import functools
 import hashlib
 import hmac
 import ipaddress
+import logging
 import math
 import secrets
 import time
@@ -32,8 +33,22 @@ from rest_framework.throttling import BaseThrottle
 
 from virtuemap_site.request_guards import ascii_int
 from virtuemap_site.resilient_cache import resilient_cache as cache
+from virtuemap_site.unavailable import Unavailable
+
+logger = logging.getLogger(__name__)
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# Caches whose contents live in one process: counters kept there are each web process's own.
+PER_PROCESS_CACHES = (
+    "django.core.cache.backends.locmem.LocMemCache",
+    "django.core.cache.backends.dummy.DummyCache",
+)
+UNSHARED_LOG_INTERVAL = 60.0
+_unshared_logged_at = float("-inf")
+
+
+class RateLimitsUnshared(Unavailable):
+    """A rate limit that would be counted by each process alone: the request is refused (503) instead."""
 
 
 @dataclass(frozen=True)
@@ -141,16 +156,36 @@ def client_rate(request: HttpRequest, *, scope: str, rate_setting: str) -> tuple
 
 
 def rate_limit_wait(request: HttpRequest, *, scope: str, rate: str | None) -> int | None:
-    """Count one request of this client in `scope`; return the seconds to wait if it is over `rate`, else None."""
+    """Count one request of this client in `scope`; return the seconds to wait if it is over `rate`, else None.
+
+    Raises RateLimitsUnshared (answered 503) in production when the cache is per process, where N web processes
+    would each admit the whole rate (`check --deploy` names the same misconfiguration: virtuemap_site.E001)."""
     parsed = parse_rate(rate)
     if parsed is None:
         return None
+    _refuse_unshared_counters()
     now = time.time()
     window = int(now // parsed.seconds)
     count = _increment(f"abuse:rl:{scope}:{client_fingerprint(request, now)}:{window}", parsed.seconds + 1)
     if count <= parsed.requests:
         return None
     return max(1, math.ceil((window + 1) * parsed.seconds - now))
+
+
+def _refuse_unshared_counters() -> None:
+    global _unshared_logged_at
+    backend = settings.CACHES["default"]["BACKEND"]
+    if not settings.RATE_LIMITS_NEED_SHARED_CACHE or backend not in PER_PROCESS_CACHES:
+        return
+    now = time.time()
+    if not 0 <= now - _unshared_logged_at < UNSHARED_LOG_INTERVAL:  # once a minute per process, not per request
+        _unshared_logged_at = now
+        logger.error(
+            "rate limits refuse to count in a per-process cache (%s): every web process would admit the whole rate. "
+            "Rate-limited requests answer 503 until CACHE_URL points at a shared cache (Redis), or the limit is off.",
+            backend.rsplit(".", 1)[1],
+        )
+    raise RateLimitsUnshared()
 
 
 def rate_limited(scope: str, rate_setting: str) -> Callable:

@@ -1,6 +1,6 @@
 """Deployment checks (`python manage.py check --deploy`) of what the abuse defences rely on.
 
-Each is an Error, so `check --deploy` fails (exit status 1) rather than printing a warning someone may scroll past:
+Errors make `check --deploy` fail (exit status 1) rather than print a warning someone may scroll past:
 
 - E001: a per-process cache (no CACHE_URL, or a local-memory or dummy one): every web process would keep its own
   rate-limit counters, so N processes allow N times the limits, and a key change would reach the others late;
@@ -10,7 +10,17 @@ Each is an Error, so `check --deploy` fails (exit status 1) rather than printing
   the consent form's display time;
 - E004: a validation study restricted to panel arrivals (STUDY_ACCESS=panel) without the panel's study ID to check
   them against;
-- E005: a study API for registered clients (STUDY_API=clients) without a usable client key.
+- E005: a study API for registered clients (STUDY_API=clients) without a usable client key;
+- E006: a weak PARTICIPANT_REFERENCE_HMAC_KEY (short, repetitive, or another key of the site's): participant
+  references (60 bits) could be recovered from their stored hashes, and each one withdraws and resumes a person.
+
+Warnings name a defence turned off, which a study may want (an open study, a simulation) but should mean to
+(`check --deploy --fail-level WARNING` fails on them too):
+
+- W001: KEY_REVIEW_HOLD=false: automatic key decisions on manufactured-looking evidence are not held for review;
+- W002: STUDY_ACCESS=open: anyone, not only the panel study's arrivals, takes part in the key-validation study;
+- W003: STUDY_API=open: anyone may script respondents through the study API;
+- W004: a study rate limit set to off (consent, answer, reference tries; the lab's own in lab mode).
 """
 
 from __future__ import annotations
@@ -20,10 +30,8 @@ from typing import Any
 from django.conf import settings
 from django.core import checks
 
-PER_PROCESS_CACHES = (
-    "django.core.cache.backends.locmem.LocMemCache",
-    "django.core.cache.backends.dummy.DummyCache",
-)
+from virtuemap_site.abuse import LAB_RATE_SETTINGS, PER_PROCESS_CACHES, parse_rate
+
 # Django's own recommendation for SECRET_KEY (security.W009).
 SECRET_KEY_MIN_LENGTH = 50
 SECRET_KEY_MIN_UNIQUE = 5
@@ -105,3 +113,73 @@ def study_access(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMes
             )
         )
     return errors
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def reference_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    key = settings.PARTICIPANT_REFERENCE_HMAC_KEY
+    if weak_key(key, min_length=HMAC_KEY_MIN_LENGTH, min_unique=HMAC_KEY_MIN_UNIQUE) or key in (
+        settings.SECRET_KEY,
+        settings.STUDY_PANEL_HMAC_KEY,
+    ):
+        return [
+            checks.Error(
+                f"PARTICIPANT_REFERENCE_HMAC_KEY is weak: participant references stored under it could be recovered by "
+                f"hashing candidates, and each withdraws and resumes a person. It needs at least {HMAC_KEY_MIN_LENGTH} "
+                f"characters, {HMAC_KEY_MIN_UNIQUE} of them distinct, and must differ from SECRET_KEY and "
+                "STUDY_PANEL_HMAC_KEY.",
+                hint='Generate one, or leave it unset (it is then derived from SECRET_KEY): python -c "import secrets; '
+                'print(secrets.token_urlsafe(32))"',
+                id="virtuemap_site.E006",
+            )
+        ]
+    return []
+
+
+# Each defence a setting can turn off: (id, is it off?, what that allows, what to set instead).
+TURNED_OFF = (
+    (
+        "W001",
+        lambda: not settings.KEY_REVIEW_HOLD,
+        "KEY_REVIEW_HOLD=false: a key decision on evidence that looks manufactured (answers too fast, from one "
+        "network, identical corrections …) is taken automatically instead of waiting for a researcher.",
+        "Keep KEY_REVIEW_HOLD=true for a real study (docs/threat-model.md).",
+    ),
+    (
+        "W002",
+        lambda: settings.STUDY_ACCESS == "open",
+        "STUDY_ACCESS=open: anyone, not only arrivals from the panel study, takes part in the key-validation study "
+        "whose answers decide the keys.",
+        "STUDY_ACCESS=panel with STUDY_PANEL_STUDY_ID, unless the study must be open to anyone.",
+    ),
+    (
+        "W003",
+        lambda: settings.STUDY_API == "open",
+        "STUDY_API=open: anyone may consent and answer through the study API, which is made for scripts.",
+        "STUDY_API=off, or clients with STUDY_API_CLIENT_KEYS for a front end of yours.",
+    ),
+)
+
+
+def _rates_turned_off() -> list[str]:
+    names = [*LAB_RATE_SETTINGS, *(LAB_RATE_SETTINGS.values() if settings.STUDY_LAB_NETWORKS else ())]
+    return [name for name in names if parse_rate(getattr(settings, name)) is None]
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def defences_turned_off(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    warnings = [
+        checks.Warning(message, hint=hint, id=f"virtuemap_site.{check}")
+        for check, turned_off, message, hint in TURNED_OFF
+        if turned_off()
+    ]
+    if off := _rates_turned_off():
+        warnings.append(
+            checks.Warning(
+                f"Rate limits turned off: {', '.join(off)}. One client may then consent, answer or try participant "
+                "references as fast as it likes.",
+                hint="Give each a rate such as 30/hour; for a lab behind one address, list it in STUDY_LAB_NETWORKS.",
+                id="virtuemap_site.W004",
+            )
+        )
+    return warnings

@@ -520,6 +520,10 @@ STUDY_LAB_CONSENT_RATE = env.str("STUDY_LAB_CONSENT_RATE", default="300/hour")
 STUDY_LAB_SUBMIT_RATE = env.str("STUDY_LAB_SUBMIT_RATE", default="600/minute")
 STUDY_LAB_REFERENCE_RATE = env.str("STUDY_LAB_REFERENCE_RATE", default="200/hour")
 ABUSE_KEY_ROTATION_SECONDS = env.int("ABUSE_KEY_ROTATION_SECONDS", default=86_400)
+# In production the study's rate limits count only in a shared cache: with a per-process one (no CACHE_URL) each web
+# process would admit the whole rate, so a rate-limited request answers 503 instead (virtuemap_site/abuse.py). Not an
+# environment variable: it follows DEBUG, and tests turn it on.
+RATE_LIMITS_NEED_SHARED_CACHE = not DEBUG
 
 # Secrets come from the environment only. Error reports hide settings whose names say secret (Django's list plus
 # URLs and broker/cache locations, which can carry passwords); logs pass through a filter that removes client

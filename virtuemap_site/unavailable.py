@@ -1,4 +1,5 @@
-"""A friendly 503 while the database is unreachable (a restart, a failover, a network blip).
+"""A friendly 503 while the database is unreachable (a restart, a failover, a network blip), or while something else
+keeps a request from being served as it should (`Unavailable`, e.g. rate limits without a shared cache).
 
 Django would answer such a request with a 500 (a traceback in DEBUG). Here a request whose database connection
 fails gets 503 with `Retry-After`: a short page ("temporarily unavailable") or, under /api/, the API's error shape.
@@ -25,6 +26,11 @@ DATABASE_ERRORS = (OperationalError, InterfaceError)
 MESSAGE = gettext_lazy("The service is temporarily unavailable. Please try again in a few seconds.")
 
 
+class Unavailable(Exception):
+    """Raised where a request cannot be served as it should (the raiser logs why): answered 503 like a database
+    outage."""
+
+
 def database_unavailable_response(request: HttpRequest, error: BaseException) -> HttpResponse:
     """503 with Retry-After: JSON `{"message", "extra"}` for the API, the "temporarily unavailable" page otherwise.
 
@@ -33,6 +39,11 @@ def database_unavailable_response(request: HttpRequest, error: BaseException) ->
     """
     # The error's class only: its text names the database host, and a request detail could identify a respondent.
     logger.warning("database unavailable (%s): answering 503", type(error).__name__)
+    return unavailable_response(request)
+
+
+def unavailable_response(request: HttpRequest) -> HttpResponse:
+    """The 503 itself (see `database_unavailable_response`)."""
     if request.path.startswith("/api/"):
         response: HttpResponse = JsonResponse(
             {"message": str(MESSAGE), "extra": {"retry_after": RETRY_AFTER_SECONDS}}, status=503
@@ -55,6 +66,8 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, DATABASE_ERRORS):
             return database_unavailable_response(request, exception)
+        if isinstance(exception, Unavailable):
+            return unavailable_response(request)
         return None
 
 

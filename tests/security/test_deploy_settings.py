@@ -111,6 +111,20 @@ def test_check_deploy_fails_on_a_per_process_cache_a_weak_panel_key_and_a_short_
         ({"SECRET_KEY": "x" * 49}, "E003"),
         ({"STUDY_ACCESS": "panel", "STUDY_PANEL_STUDY_ID": ""}, "E004"),
         ({"STUDY_API": "clients", "STUDY_API_CLIENT_KEYS": ["short"]}, "E005"),
+        ({"PARTICIPANT_REFERENCE_HMAC_KEY": "reference"}, "E006"),
+        (
+            {
+                "PARTICIPANT_REFERENCE_HMAC_KEY": "same-as-the-panel-key-" * 3,
+                "STUDY_PANEL_HMAC_KEY": "same-as-the-panel-key-" * 3,
+            },
+            "E006",
+        ),
+        ({"KEY_REVIEW_HOLD": False}, "W001"),
+        ({"STUDY_ACCESS": "open"}, "W002"),
+        ({"STUDY_API": "open"}, "W003"),
+        ({"STUDY_CONSENT_RATE": "off"}, "W004"),
+        ({"STUDY_REFERENCE_RATE": "off"}, "W004"),
+        ({"STUDY_LAB_NETWORKS": ["192.0.2.0/24"], "STUDY_LAB_SUBMIT_RATE": "off"}, "W004"),
     ],
 )
 def test_each_deployment_check_names_its_problem(settings, overrides, check):
@@ -120,6 +134,30 @@ def test_each_deployment_check_names_its_problem(settings, overrides, check):
         setattr(settings, name, value)
     ids = {message.id for message in checks.run_checks(include_deployment_checks=True, tags=["security"])}
     assert f"virtuemap_site.{check}" in ids
+
+
+@pytest.mark.parametrize(
+    ("risky", "check"),
+    [
+        ({"KEY_REVIEW_HOLD": "false"}, "W001"),
+        ({"STUDY_ACCESS": "open"}, "W002"),
+        ({"STUDY_API": "open"}, "W003"),
+        ({"STUDY_CONSENT_RATE": "off", "STUDY_SUBMIT_RATE": "off", "STUDY_REFERENCE_RATE": "off"}, "W004"),
+        ({"PARTICIPANT_REFERENCE_HMAC_KEY": "weak"}, "E006"),
+    ],
+)
+def test_check_deploy_is_not_silent_on_a_risky_setting(risky, check):
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=_production_env(**risky))
+    assert result.returncode != 0
+    assert f"virtuemap_site.{check}" in result.stderr + result.stdout
+
+
+def test_the_lab_allowance_of_a_lab_without_networks_is_not_a_risk(settings):
+    from virtuemap_site.checks import defences_turned_off
+
+    settings.STUDY_LAB_NETWORKS, settings.STUDY_LAB_CONSENT_RATE = [], "off"
+    settings.STUDY_ACCESS, settings.STUDY_API = "panel", "off"
+    assert defences_turned_off() == []
 
 
 def test_the_production_defaults_restrict_the_study_to_its_panel_and_turn_its_api_off():
