@@ -673,24 +673,10 @@ class Instrument:
         return report(slug) if report else None
 
     def person_summary(self, request: Any) -> Mapping[str, Any] | None:
-        """This browser's answers to the instrument as a result summary (`Questionnaire.subject_summary`), for the
-        person's own cross-instrument page; None when they have taken none of its questionnaires. Answers are read
-        where they are: stored only for a respondent who consented; nothing is stored here."""
-        from surveys.questionnaire import questionnaire_answers, questionnaire_session_get
-        from surveys.selectors import respondent_by_id
-        from surveys.web import respondent_session_key
-
-        for study in self.studies:
-            questionnaire = self.questionnaire(study.slug)
-            respondent_id = request.session.get(respondent_session_key(study.slug))
-            if questionnaire is None or not respondent_id:
-                continue
-            respondent = respondent_by_id(respondent_id=respondent_id, study=study.slug)
-            session = questionnaire_session_get(respondent=respondent)
-            if session is not None:
-                items, answers = questionnaire_answers(session=session)
-                if answers:
-                    return questionnaire.subject_summary(items, answers)
+        """This browser's own result summary for the person's cross-instrument page when the instrument keeps it
+        somewhere other than the shared questionnaire's stored answers (VirtueMap: the profiling questionnaire's
+        signed cookie); None to let the people layer summarise the answers stored by the shared questionnaire
+        (`surveys.questionnaire.person_questionnaire_summary`)."""
         return None
 
     # --- people ----------------------------------------------------------------------------------------------

@@ -21,8 +21,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from instruments import registry
-from instruments.base import AnswerRejected, Questionnaire
+from instruments.base import AnswerRejected, Instrument, Questionnaire
 from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
+from surveys.selectors import respondent_by_id
+from surveys.web import respondent_session_key
 from virtuemap_site.errors import ApplicationError
 
 
@@ -71,6 +73,24 @@ def questionnaire_answers(*, session: QuestionnaireSession) -> tuple[list[dict],
 
 
 @transaction.atomic
+def person_questionnaire_summary(instrument: Instrument, request: Any) -> Mapping[str, Any] | None:
+    """This browser's answers to ``instrument``'s shared questionnaires as a result summary
+    (`Questionnaire.subject_summary`), for the person's own cross-instrument page; None when they have answered none.
+    Answers are read where they are: stored only for a respondent who consented; nothing is stored here."""
+    for study in instrument.studies:
+        questionnaire = instrument.questionnaire(study.slug)
+        respondent_id = request.session.get(respondent_session_key(study.slug))
+        if questionnaire is None or not respondent_id:
+            continue
+        respondent = respondent_by_id(respondent_id=respondent_id, study=study.slug)
+        session = questionnaire_session_get(respondent=respondent)
+        if session is not None:
+            items, answers = questionnaire_answers(session=session)
+            if answers:
+                return questionnaire.subject_summary(items, answers)
+    return None
+
+
 def questionnaire_session_start(
     *, respondent: Respondent, options: Mapping[str, Any] | None = None, seed: int | None = None
 ) -> QuestionnaireSession:

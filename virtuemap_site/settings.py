@@ -93,7 +93,11 @@ TEMPLATES = [
                 "instruments.context_processors.navigation",
                 "virtuemap_site.i18n.language_switch",
             ],
-            "builtins": ["virtuemap_site.template_tags"],
+            "builtins": [
+                "virtuemap_site.template_tags",
+                "llmruns.templatetags.llmruns_tags",
+                "instruments.virtuemap.templatetags.virtuemap_tags",
+            ],
         },
     },
 ]
@@ -154,7 +158,7 @@ CACHES["fragments"] = {
 PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
 # With a shared cache (Redis), how often at most a process asks it whether another process changed that data (and
 # the instrument's texts): a change elsewhere reaches its scores and pages within this many seconds. Asking on every
-# request cost a score request a third of its time (docs/performance.md, the eighth pass).
+# request cost a score request a third of its time (docs/performance.md, the score API).
 SNAPSHOT_CHECK_SECONDS = env.float("SNAPSHOT_CHECK_SECONDS", default=1.0)
 
 # --- REST API (Django REST framework, drf-spectacular, django-cors-headers) -----------------------------

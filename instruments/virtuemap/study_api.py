@@ -24,8 +24,8 @@ from rest_framework.views import APIView
 
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.models import Assignment
-from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import instrument_content, items_total, respondent_progress
+from instruments.virtuemap.studies import VALIDATION
 from instruments.virtuemap.validation import (
     attention_check_submit,
     validation_next_assignment,

@@ -16,8 +16,8 @@ from instruments import registry
 from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.models import Assignment
-from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import every_item_answered, instrument_content, items_total, study_is_open
+from instruments.virtuemap.studies import VALIDATION
 from instruments.virtuemap.validation import (
     CHOOSE_A_BUTTON,
     CONFIRM,

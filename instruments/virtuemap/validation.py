@@ -33,9 +33,9 @@ from instruments.virtuemap.models import (
     KeyDecision,
     ValidationResponse,
 )
-from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.ranking_errors import ranking_problem_message
 from instruments.virtuemap.services import INSTRUMENT_FIXTURE
+from instruments.virtuemap.studies import VALIDATION
 from scoring.promotion import PromotionOutcome, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys.models import Respondent

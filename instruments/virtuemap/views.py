@@ -17,13 +17,14 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from instruments import registry
 from instruments.base import FigureContext
 from instruments.profiles import edition_comparison
 from instruments.virtuemap import selectors as survey_selectors
+from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
-from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
 from instruments.virtuemap.profile import figures as profile_figures
 from instruments.virtuemap.profiling import profile_score, profiling_submission_store
 from instruments.virtuemap.selectors import (
@@ -40,6 +41,7 @@ from instruments.virtuemap.selectors import (
     study_is_open,
     virtue_list,
 )
+from instruments.virtuemap.studies import PROFILING, VALIDATION
 from llmruns.results import CurrentDependencies, result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
@@ -83,7 +85,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),
             "study_open": study_is_open(),
-            "study_length": VirtueMap().study_length(VALIDATION, {}),
+            "study_length": registry.instrument(SLUG).study_length(VALIDATION, {}),
         },
     )
 
