@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "virtuemap_site.i18n.LanguageFromLinkMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # With DEBUG on (make run), "not found" answers as in production: the site's page, or JSON under /api/.
+    "virtuemap_site.errors.NotFoundEvenInDebugMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
