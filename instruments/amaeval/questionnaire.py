@@ -58,8 +58,14 @@ TASK2_OPTIONS = {
 }
 
 
-def _shown(rating: Any) -> str:
-    return "N/A" if rating == "n/a" else str(rating)
+def _shown(rating: Any, task: int) -> str:
+    """A rating as the results table writes it: task 1's 1–4 or N/A; task 2's 1 and 0 in words ("Correct",
+    "Incorrect"), as the respondent chose them; anything else (an annotator's "bad") as recorded."""
+    if rating == "n/a":
+        return "N/A"
+    if task == 2 and str(rating) in {"0", "1"}:
+        return str(TASK2_OPTIONS[int(rating)][0])
+    return str(rating)
 
 
 def _items_language() -> str:
@@ -142,15 +148,17 @@ class AmaevalQuestionnaire(Questionnaire):
                 continue
             mine = selectors.rating_class(item["task"], answer["rating"])
             ratings.append(PersonRating("me", item["task"], known.gold, mine))
-            annotators = [_shown(score) for score in (known.score, known.additional_score) if score is not None]
+            annotators = [
+                _shown(score, item["task"]) for score in (known.score, known.additional_score) if score is not None
+            ]
             rows.append(
                 {
                     "task": item["task"],
                     "value": known.value,
                     "precept": known.precept,
-                    "mine": _shown(answer["rating"]),
+                    "mine": _shown(answer["rating"], item["task"]),
                     "annotators": _(" and ").join(annotators),
-                    "gold": known.gold if item["task"] == 2 or known.gold else "N/A",
+                    "gold": _shown(known.gold, 2) if item["task"] == 2 else known.gold or "N/A",
                     "agrees": mine == known.gold,
                 }
             )

@@ -84,7 +84,8 @@ class VirtueMap(Instrument):
             "Tzachristas & Pavlopoulos, 'Aristotelian Virtue Profiling of LLMs through Ethical Dilemmas' (VirtueMap)"
         ),
         summary=gettext_noop(
-            "Seven ethical dilemmas, five responses each, ranked; scored against crowd-validated virtue keys."
+            "Seven ethical dilemmas, five responses each, ranked; scored against the virtue keys: the paper's, until"
+            " people's validation study retains its own."
         ),
     )
     profile_module = "instruments.virtuemap.profile"
