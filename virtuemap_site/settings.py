@@ -258,6 +258,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# Where tasks execute in-process, a run started from admin (or the API) runs in a background thread of the process,
+# so the request returns at once and the run's page shows its progress (llmruns/background.py); off, it runs inside
+# the request that started it.
+LLM_RUNS_IN_BACKGROUND = env.bool("LLM_RUNS_IN_BACKGROUND", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
