@@ -13,10 +13,12 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from instruments.base import AnswerRejected, Questionnaire
+from instruments import registry
+from instruments.base import AnswerRejected, Questionnaire, edition_kept_notice, items_edition
 from instruments.registry import UnknownInstrument
 from surveys import questionnaire as services
 from surveys import selectors
@@ -167,6 +169,7 @@ def questionnaire_item(request: HttpRequest, study: str) -> HttpResponse:
     context = {
         **_base_context(request, study, questionnaire),
         **questionnaire.item_context(item),
+        "edition_kept": _edition_kept(session),
         "position": position,
         "total": len(session.sequence),
         "answered": next_position - 1,
@@ -176,6 +179,14 @@ def questionnaire_item(request: HttpRequest, study: str) -> HttpResponse:
         "error": error,
     }
     return render(request, "surveys/questionnaire/item.html", context, status=400 if error else 200)
+
+
+def _edition_kept(session: QuestionnaireSession) -> str:
+    """The notice for a respondent whose interface is now in a language the instrument has other items in than their
+    study's edition (they switched mid-study): the items stay in that edition (`edition_kept_notice`)."""
+    identity = registry.instrument(session.instrument).identity
+    edition = services.questionnaire_edition(session=session)
+    return edition_kept_notice(edition) if items_edition(identity, get_language() or edition) != edition else ""
 
 
 def _next_item_url(request: HttpRequest, study: str, session: QuestionnaireSession, *, after: int | None) -> str:

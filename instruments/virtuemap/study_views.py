@@ -13,16 +13,23 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from instruments import registry
+from instruments.base import edition_kept_notice
 from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.models import Assignment
 from instruments.virtuemap.plugin import VALIDATION
-from instruments.virtuemap.selectors import every_item_answered, instrument_content, items_total, study_is_open
+from instruments.virtuemap.selectors import (
+    every_item_answered,
+    instrument_content,
+    items_total,
+    study_is_open,
+)
 from instruments.virtuemap.validation import (
     CHOOSE_A_BUTTON,
     CONFIRM,
     CORRECT,
     ItemAnswer,
+    assignment_edition,
     attention_check_item_answer,
     edition_of_arrival,
     validation_item_answer,
@@ -191,10 +198,11 @@ def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") 
         if respondent.is_complete:
             return redirect("study-thanks")
         return render(request, "virtuemap/study/complete.html", {"respondent": respondent, "reason": "no_open"})
+    edition = assignment_edition(assignment)
     form = RankingForm(
         request.POST or None,
         initial_ranking=list(assignment.displayed_order),
-        option_texts=instrument_content().option_texts(assignment.dilemma_id),
+        option_texts=instrument_content().option_texts(assignment.dilemma_id, language=edition),
         prefix="item",
     )
     if request.method == "POST":
@@ -215,6 +223,8 @@ def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") 
             "form": form,
             "progress": progress,
             "position": progress["answered"] + 1,
+            "edition": edition,
+            "edition_kept": edition_kept_notice(edition),
             "instruction": assignment.check_letter
             and _("To show that you are reading carefully, please place response %(letter)s first.")
             % {"letter": assignment.check_letter},
@@ -254,7 +264,8 @@ def _item_answer(request: HttpRequest, form: RankingForm) -> ItemAnswer | None:
         if not form.is_valid():
             return None
         ordering = "".join(form.cleaned_data["ranking"])
-    return ItemAnswer(action=action, ordering=ordering, time_on_item_ms=elapsed_ms(request.POST))
+    edition = request.POST.get("edition") or None
+    return ItemAnswer(action=action, ordering=ordering, time_on_item_ms=elapsed_ms(request.POST), edition=edition)
 
 
 def _completion_context(code: str | None, panel: bool) -> dict:
