@@ -30,6 +30,7 @@ from surveys.services import (
     panel_return_url,
     respondent_finished_for_arrival,
     respondent_outcome_code,
+    study_closed_return,
 )
 from surveys.web import (
     consent_from_form,
@@ -128,6 +129,8 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
         "options": options,
         "ready": ready,
         "design_error": design_error,
+        # Not open: a panel arrival gets the study-closed code and the way back rather than a dead end.
+        **({} if ready or design_error else study_closed_return(params=request.POST or request.GET)),
     }
     failed = request.method == "POST" or design_error is not None
     return render(request, "surveys/questionnaire/start.html", context, status=400 if failed else 200)

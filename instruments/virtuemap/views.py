@@ -23,7 +23,7 @@ from instruments.virtuemap import selectors as survey_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
-from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
+from instruments.virtuemap.plugin import PROFILING, VALIDATION
 from instruments.virtuemap.profile import figures as profile_figures
 from instruments.virtuemap.profiling import profile_score, profiling_submission_store
 from instruments.virtuemap.selectors import (
@@ -40,13 +40,14 @@ from instruments.virtuemap.selectors import (
     study_is_open,
     virtue_list,
 )
+from instruments.virtuemap.validation import edition_of_arrival
 from llmruns.results import CurrentDependencies, result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.context_processors import respondent_read
 from surveys.models import Respondent
 from surveys.references import browser_reference, results_token, results_token_read
-from surveys.selectors import consent_text_current, respondent_by_id, study_information
+from surveys.selectors import consent_text_current, respondent_by_id, study_information, study_length
 from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 
@@ -82,8 +83,9 @@ def home(request: HttpRequest) -> HttpResponse:
             "dilemma_count": dilemma_list_with_options().count(),
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),
-            "study_open": study_is_open(),
-            "study_length": VirtueMap().study_length(VALIDATION, {}),
+            # Advertised only in an edition it is open in (the edition a visitor in this language would take).
+            "study_open": study_is_open(language=edition_of_arrival()),
+            "study_length": study_length(study=VALIDATION),
         },
     )
 
