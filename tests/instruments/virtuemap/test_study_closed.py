@@ -42,9 +42,7 @@ def test_the_home_page_invites_to_the_study_only_in_a_language_it_is_open_in(cli
     assert 'href="/study/"' not in chinese.split('id="take-part-heading"')[1].split("</p>")[0]
 
 
-def test_a_panel_arrival_in_a_closed_language_gets_the_closed_code_and_the_way_back_not_a_consent(
-    client, english_only
-):
+def test_a_panel_arrival_in_a_closed_language_gets_the_closed_code_and_the_way_back_not_a_consent(client, english_only):
     page = client.get(f"/study/consent/?lang=zh-hans&{PANEL}").content.decode()
 
     assert CLOSED_CODE in page and f"https://panel.example/complete?cc={CLOSED_CODE}" in page
