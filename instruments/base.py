@@ -92,6 +92,28 @@ def _same_language(one: str, other: str) -> bool:
     return one.lower().split("-")[0] == other.lower().split("-")[0]
 
 
+def items_edition(identity: Identity, language: str) -> str:
+    """The edition (one of ``identity.languages``) whose items a study in ``language`` shows: the one in that language,
+    else the instrument's first (an English-only instrument's items are in English whatever the interface's)."""
+    return next((code for code in identity.languages if _same_language(language, code)), identity.languages[0])
+
+
+def edition_kept_notice(edition: str) -> str:
+    """A sentence, in the interface's language, for a respondent whose interface is no longer in the language of their
+    study's ``edition`` (they switched mid-study): the items stay in that edition, and how to take the study in the
+    interface's language instead. "" while the interface is in the edition's language."""
+    current = translation.get_language() or "en"
+    if _same_language(current, edition):
+        return ""
+    return gettext(
+        "You started this study in %(edition)s, so its items stay in %(edition)s and your answers count for that "
+        "edition. To take it in %(language)s instead, withdraw (this deletes your answers) and start again."
+    ) % {
+        "edition": ITEM_LANGUAGE_NAMES.get(edition, edition),
+        "language": ITEM_LANGUAGE_NAMES.get(current.lower(), current),
+    }
+
+
 def items_language_notice(identity: Identity) -> str:
     """A sentence, in the interface's language, saying which language an instrument's items are in when the
     interface's language is not one of them (``identity.languages``): a Chinese page of an English-only instrument says

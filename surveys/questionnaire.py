@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from instruments import registry
-from instruments.base import AnswerRejected, Instrument, Questionnaire
+from instruments.base import AnswerRejected, Instrument, Questionnaire, items_edition
 from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
 from surveys.selectors import respondent_by_id
 from surveys.web import respondent_session_key
@@ -118,6 +118,13 @@ def questionnaire_session_start(
     )
 
 
+def questionnaire_edition(*, session: QuestionnaireSession) -> str:
+    """The edition (language) whose items the session shows, for the whole study: the instrument's edition of the
+    language the respondent consented in (`instruments.base.items_edition`). Switching the interface's language
+    mid-study changes the interface only; every answer records this edition."""
+    return items_edition(registry.instrument(session.instrument).identity, session.respondent.language)
+
+
 def _session_locked(session: QuestionnaireSession, position: Any) -> QuestionnaireSession:
     """The session, locked for the rest of the transaction, once ``position`` is known to be one of its positions."""
     locked = QuestionnaireSession.objects.select_for_update().get(pk=session.pk)
@@ -156,6 +163,7 @@ def questionnaire_answer_submit(
     otherwise). The last answer completes the session and the respondent. A position that does not exist or an
     answer the instrument cannot read is an ApplicationError (400) and stores nothing. ``time_on_item_ms`` (the page
     script's) is stored when plausible (`plausible_time_on_item`: no longer than since the answer before), else None.
+    The answer records the edition its item was shown in (`questionnaire_edition`).
     """
     locked = _session_locked(session, position)
     item = locked.sequence[position - 1]
@@ -190,6 +198,7 @@ def questionnaire_answer_submit(
                 item=item,
                 value=value,
                 time_on_item_ms=plausible_time_on_item(time_on_item_ms, shown_after=shown_after, now=now),
+                language=questionnaire_edition(session=locked),
                 answered_at=now,
             )
     except IntegrityError:

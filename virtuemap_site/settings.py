@@ -388,6 +388,9 @@ KEY_REVIEW_MIN_ITEM_SECONDS = env.float("KEY_REVIEW_MIN_ITEM_SECONDS", default=4
 STUDY_COMPLETION_CODE_COMPLETED = env.str("STUDY_COMPLETION_CODE_COMPLETED", default="VM-COMPLETED")
 STUDY_COMPLETION_CODE_NO_CONSENT = env.str("STUDY_COMPLETION_CODE_NO_CONSENT", default="VM-NOCONSENT")
 STUDY_COMPLETION_CODE_FAILED_CHECKS = env.str("STUDY_COMPLETION_CODE_FAILED_CHECKS", default="VM-FAILEDCHECKS")
+# A panel arrival whom the study has nothing for (closed in their language, or nothing left to serve them): paid for
+# their time under a code of its own, so the panel can tell them apart from people who completed.
+STUDY_COMPLETION_CODE_STUDY_CLOSED = env.str("STUDY_COMPLETION_CODE_STUDY_CLOSED", default="VM-STUDYCLOSED")
 STUDY_PANEL_REDIRECT_URL = env.str(
     "STUDY_PANEL_REDIRECT_URL", default="https://app.prolific.com/submissions/complete?cc={code}"
 )

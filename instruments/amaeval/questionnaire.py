@@ -24,7 +24,8 @@ from instruments import registry
 from instruments.amaeval import reports, selectors
 from instruments.amaeval.items import TASKS, task_split
 from instruments.amaeval.models import Scenario
-from instruments.base import AnswerRejected, Presented, Questionnaire, StudyLength, items_language_notice
+from instruments.amaeval.studies import STUDY
+from instruments.base import AnswerRejected, Presented, Questionnaire, items_language_notice
 from scoring.amaeval import PersonRating, people_metrics
 
 ITEMS_PER_TASK = 10
@@ -105,9 +106,11 @@ class AmaevalQuestionnaire(Questionnaire):
         return sequence, {"items_per_task": ITEMS_PER_TASK}
 
     def intro_context(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        count = ITEMS_PER_TASK * len(TASKS)
-        # The same estimate as the information sheet's (Instrument.study_length).
-        minutes = StudyLength(items=count, seconds_per_item=self.seconds_per_item).minutes
+        from surveys.selectors import study_length
+
+        # The same estimate as the information sheet's: one computation (surveys.selectors.study_length).
+        length = study_length(study=STUDY, options=options)
+        minutes = length.minutes if length else 0
         return {"items_per_task": ITEMS_PER_TASK, "minutes": minutes, "items_language": _items_language()}
 
     def item_context(self, item: Mapping[str, Any]) -> dict[str, Any]:
