@@ -404,6 +404,10 @@ def validation_responses_for_export() -> QuerySet[ValidationResponse]:
     return ValidationResponse.objects.select_related("respondent", "candidate").order_by("submitted_at", "pk")
 
 
+def profiling_submissions_for_export() -> QuerySet[ProfilingSubmission]:
+    return ProfilingSubmission.objects.select_related("respondent").order_by("created_at", "pk")
+
+
 def key_candidates_for_export() -> QuerySet[KeyCandidate]:
     """Every candidate in instrument order, with `overridden`: whether a researcher decided on it against the
     promotion rule (a `KeyDecision` marked as an override)."""
