@@ -111,3 +111,19 @@ def edition_notice() -> dict[str, object]:
 
     edition = edition_language()
     return {"show": edition != ENGLISH, "validated": edition_keys_validated(edition)}
+
+
+@register.simple_tag
+def people_minimum_notice() -> str:
+    """``{% people_minimum_notice %}``: in the request's language, that people's results appear on public pages once
+    PUBLIC_AGGREGATE_MIN_RESPONDENTS people have taken part (`surveys.selectors.enough_people`)."""
+    from django.conf import settings
+    from django.utils.translation import ngettext
+
+    minimum = settings.PUBLIC_AGGREGATE_MIN_RESPONDENTS
+    text = ngettext(
+        "People's results appear here once %(n)d person has taken part.",
+        "People's results appear here once %(n)d people have taken part.",
+        minimum,
+    ) % {"n": minimum}
+    return format_html('<p class="muted" data-people-minimum>{}</p>', text)

@@ -31,6 +31,7 @@ from instruments.virtuemap.selectors import (
     dilemma_list_with_options,
     instrument_content,
     key_edition,
+    profile_reference_minimum,
     profile_scores,
     profile_scoring_context,
     profiling_reference_scores,
@@ -517,7 +518,7 @@ def _results_page(
     people, reference = profiling_reference_scores(
         virtues=[virtue.id for virtue in virtues], exclude=respondent.pk if respondent else None
     )
-    use_reference = people >= settings.PROFILE_REFERENCE_MIN_RESPONDENTS
+    use_reference = people >= profile_reference_minimum()
     rows = []
     for virtue in virtues:
         score = result.scores[virtue.id]
@@ -538,7 +539,7 @@ def _results_page(
             "rows": rows,
             "example": max(scored, key=lambda row: row["score"]) if scored else None,
             "reference_people": people,
-            "reference_min": settings.PROFILE_REFERENCE_MIN_RESPONDENTS,
+            "reference_min": profile_reference_minimum(),
             "use_reference": use_reference,
             "result": result,
             "answered": [dilemmas[dilemma_id] for dilemma_id in result.answered],
