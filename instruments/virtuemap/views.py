@@ -472,9 +472,12 @@ def profile_results_link(request: HttpRequest, token: str) -> HttpResponse:
 def _start_again(request: HttpRequest, respondent: Respondent | None, reference: str | None) -> HttpResponse:
     """ "Start again": forget every answer in this browser. Answers stored with consent are either withdrawn (and the
     page says what was deleted) or kept under the participant reference, which the page shows once more, so that
-    they are never out of their owner's reach."""
+    they are never out of their owner's reach. Withdrawing asks for confirmation first (a post with ``confirm``)."""
     choice = request.POST.get("start_again")
     if respondent is not None and (choice == START_AGAIN_WITHDRAW or reference is None):
+        if request.POST.get("confirm") != "1":
+            # Deleting cannot be undone: asked once, on a page of its own (no script needed), with a way back.
+            return render(request, "virtuemap/profile_start_again_confirm.html")
         return _withdrawn(request, respondent)
     request.session.pop(PROFILING_SESSION_KEY, None)
     if respondent is not None:
