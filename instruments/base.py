@@ -475,6 +475,14 @@ class Questionnaire:
         """Read the answer to ``item`` from the submitted form ``data``; raise `AnswerRejected` when there is none."""
         raise NotImplementedError
 
+    # The instrument's own columns of its answers' CSV export (`surveys.exports.questionnaire_answers_export`), each
+    # (name, meaning) as its codebook states it; `export_values` gives one answer's values in this order.
+    export_columns: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def export_values(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> list[Any]:
+        """The values of `export_columns` for one stored ``item`` and its ``answer``."""
+        return []
+
     def answer_fields(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, str]:
         """The form data that `read_answer` reads as ``answer``, so that a page revisited with Back shows the stored
         answer as chosen. The default, {}, shows the page unanswered."""

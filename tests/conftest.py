@@ -265,3 +265,14 @@ def pairwise_respondent(transitivity_instrument, consent_texts, settings, clock)
         return respondent
 
     return answer
+
+
+@pytest.fixture
+def any_number_of_people(settings, monkeypatch):
+    """Public aggregates of people from one respondent on, counting consents sent through the test client (which
+    carry no display time, so look automated): for tests of what an aggregate shows, not of when it is shown
+    (tests/surveys/test_public_aggregates.py)."""
+    from django.db.models import Q
+
+    settings.PUBLIC_AGGREGATE_MIN_RESPONDENTS = 1
+    monkeypatch.setattr("surveys.selectors.PUBLIC_RESPONDENT", Q(flagged=False))

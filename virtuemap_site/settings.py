@@ -376,6 +376,10 @@ KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
 # A person's profiling results are set against the scores of the people who consented to research use once at least
 # this many have answered, so that "higher than 60% of people" rests on enough people to mean something.
 PROFILE_REFERENCE_MIN_RESPONDENTS = env.int("PROFILE_REFERENCE_MIN_RESPONDENTS", default=30)
+# No aggregate of people (a people's row, median, agreement statistic, reference) is shown on a public page, download
+# or API from fewer respondents than this, so that no one person's answers can be read from it
+# (surveys.selectors.enough_people); respondents flagged or showing signs of automation are never counted.
+PUBLIC_AGGREGATE_MIN_RESPONDENTS = env.int("PUBLIC_AGGREGATE_MIN_RESPONDENTS", default=10)
 # A string so that 0.95 reaches the promotion rule as the exact fraction 19/20, not a binary float.
 KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
 # An automatic decision whose evidence looks manufactured (answers too fast, in a burst, from one network, identical
@@ -405,7 +409,12 @@ STUDY_REFERENCE_RATE = env.str("STUDY_REFERENCE_RATE", default="20/hour")
 RESULTS_LINK_MAX_AGE_DAYS = env.int("RESULTS_LINK_MAX_AGE_DAYS", default=90)
 if RESULTS_LINK_MAX_AGE_DAYS < 1:
     raise ValueError("RESULTS_LINK_MAX_AGE_DAYS must be at least 1")
-for _name in ("STUDY_ITEMS_PER_RESPONDENT", "KEY_MIN_EVALUATIONS", "PROFILE_REFERENCE_MIN_RESPONDENTS"):
+for _name in (
+    "STUDY_ITEMS_PER_RESPONDENT",
+    "KEY_MIN_EVALUATIONS",
+    "PROFILE_REFERENCE_MIN_RESPONDENTS",
+    "PUBLIC_AGGREGATE_MIN_RESPONDENTS",
+):
     if globals()[_name] < 1:
         raise ValueError(f"{_name} must be at least 1")
 if STUDY_ATTENTION_CHECKS < 0:

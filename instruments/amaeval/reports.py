@@ -169,12 +169,21 @@ def static_dynamic_correlation(rows: Sequence[Mapping[str, Any]]) -> dict[str, A
     }
 
 
+def public_ratings(items: Sequence[RatingItem] | None = None) -> list[PersonRating]:
+    """People's ratings as public pages, downloads and the API may aggregate them: none until enough people rated
+    (`surveys.selectors.enough_people`), so no people's row or agreement statistic comes from a few raters."""
+    from surveys.selectors import enough_people
+
+    ratings = selectors.people_ratings(items)
+    return ratings if enough_people(len({rating.respondent for rating in ratings})) else []
+
+
 def report() -> dict[str, Any]:
     """Everything the page, the JSON download and the API show: the models' rows, the static-versus-dynamic
-    correlation, people's row and the agreement figures."""
+    correlation, people's row and the agreement figures (people's from `public_ratings`)."""
     rows = results_table()
     items = selectors.rating_items()
-    ratings = selectors.people_ratings(items)
+    ratings = public_ratings(items)
     return {
         "models": rows,
         "static_dynamic_spearman": static_dynamic_correlation(rows),

@@ -46,7 +46,7 @@ def about(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def models_csv(request: HttpRequest) -> HttpResponse:
-    body = reports.results_csv(reports.results_table(), reports.people_row(selectors.people_ratings()))
+    body = reports.results_csv(reports.results_table(), reports.people_row(reports.public_ratings()))
     return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), "amaeval-models.csv")
 
 

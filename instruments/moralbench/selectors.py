@@ -131,12 +131,15 @@ def answer_set_score(*, answers: Any) -> dict[str, Any]:
 
 def people_reference(*, items: list[scorer.Item] | None = None) -> dict[str, Any]:
     """People's scores per set and foundation (median, quartiles, N) from the questionnaire's stored answers, a
-    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`).
-    ``items``: the item bank when the caller has already read it (a query saved)."""
-    from surveys.models import QuestionnaireAnswer
+    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`): public, so
+    only the answers of respondents who may be counted (`surveys.selectors.public_questionnaire_answers`) and only
+    the sets enough people answered (`surveys.selectors.enough_people`). ``items``: the item bank when the caller has
+    already read it (a query saved)."""
+    from surveys.selectors import enough_people, public_questionnaire_answers
 
     answers: dict[int, dict[str, str]] = {}
-    rows = QuestionnaireAnswer.objects.filter(session__instrument=INSTRUMENT).values_list("session_id", "item", "value")
+    rows = public_questionnaire_answers(instrument=INSTRUMENT).values_list("session_id", "item", "value")
     for session, item, value in rows.iterator():
         answers.setdefault(session, {})[item["key"]] = value["option"]
-    return scorer.people_distribution(scorer_items() if items is None else items, answers.values())
+    spread = scorer.people_distribution(scorer_items() if items is None else items, answers.values())
+    return {name: parts for name, parts in spread.items() if enough_people(parts["total"]["n"])}

@@ -82,7 +82,7 @@ def test_published_results_are_readable_in_the_api(client, measured):
     assert set(listed[0]["sets"]) == {"MFQ_30", "6_concepts_compare"}
 
 
-def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measured):
+def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measured, any_number_of_people):
     from surveys.services import consent_text_install_defaults
 
     consent_text_install_defaults()
