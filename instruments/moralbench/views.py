@@ -69,6 +69,7 @@ def about(request: HttpRequest) -> HttpResponse:
         {
             "sets": sets,
             "items_language": items_language_notice(registry.instrument("moralbench").identity),
+            "citation": registry.instrument("moralbench").identity.citation,
             "defect_count": len(defects),
             "source": source,
             "report_count": selectors.stored_results().count(),

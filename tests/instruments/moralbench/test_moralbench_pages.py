@@ -52,6 +52,32 @@ def test_the_models_page_shows_both_paper_tables_and_a_chart_per_set(client, mea
     assert "none yet" in page  # no person has answered a whole set
 
 
+def test_the_models_page_names_a_counterbalanced_column_as_not_the_papers_protocol(client, measured):
+    page = client.get("/moralbench/models/").content.decode()
+    assert page.count('data-protocol="counterbalanced"') == 2  # one per table
+    assert "counterbalanced (both option orders, recommended)" in page and "not the paper&#x27;s protocol" in page
+    rows = list(csv.DictReader(io.StringIO(client.get("/moralbench/models.csv").content.decode())))
+    assert {(row["protocol"], row["paper_protocol"]) for row in rows} == {("counterbalanced", "no")}
+
+
+def test_a_run_by_the_papers_protocol_is_titled_as_such(client, moralbench, fake_model, fake_provider):
+    fake_provider.answer = lambda body: "A"
+    plan = {"option_order": "paper", "sets": ["MFQ_30"]}  # generate, 5 replicates, temperature 0.7 by default
+    run_execute(run_id=run_start(instrument="moralbench", model=fake_model, plan=plan, enqueue=False).pk)
+
+    page = client.get("/moralbench/models/").content.decode()
+
+    assert 'data-protocol="paper"' in page and "the paper&#x27;s protocol: the published option order" in page
+    assert "not the paper&#x27;s protocol" not in page
+
+
+def test_the_instrument_page_gives_each_binary_sets_option_sum(client, moralbench):
+    page = client.get("/moralbench/").content.decode()
+    assert "two options sum to 5" in page and "two options sum to 4" in page
+    assert "summing to 5" not in page  # the data file's one-line source note, which says 5 for both
+    assert "二选一 MFV-LLM 题目的两个选项之和为 4" in client.get("/moralbench/?lang=zh-hans").content.decode()
+
+
 def test_the_models_page_shows_only_the_chosen_models_and_names_unknown_ones(client, measured):
     LLMModel.objects.create(slug="other/model", name="Other", provider="openai_compatible", model_id="x")
     page = client.get("/moralbench/models/?model=fake/model&model=nobody").content.decode()
