@@ -89,7 +89,15 @@ class AmaevalResultsSerializer(serializers.Serializer):
     models = AmaevalResultSerializer(many=True)
     static_dynamic_spearman = serializers.DictField(
         child=serializers.DictField(),
-        help_text="Per judge: {models, spearman} between static mean F1 and dynamic mean accuracy (null below 3).",
+        help_text=(
+            "Per judge: {models, spearman}: Spearman's rho across models between static performance (mean of static "
+            "accuracy and F1 on tasks 1 and 2) and dynamic performance (mean dynamic accuracy), as the paper's "
+            "section 5.4 (null below 3 models)."
+        ),
+    )
+    static_dynamic_statistic = serializers.CharField(help_text="What the correlation is, in words.")
+    paper_static_dynamic_spearman = serializers.DictField(
+        help_text="The same statistic over the paper's own Table 3: {models: 18, spearman: 0.7564…, printed: 0.756}."
     )
     people = AmaevalPeopleRowSerializer(help_text="People's row of Table 3 (static columns only).")
     agreement = AmaevalAgreementSerializer()

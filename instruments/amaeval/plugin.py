@@ -83,7 +83,7 @@ class Amaeval(Instrument):
             "judge_mode",
             "str",
             RUBRIC,
-            "rubric (a chat model rates) or classifier (returns a score in [0, 1]).",
+            "rubric (a chat model rates) or classifier (returns its raw regression output; good above 0.5).",
             choices=JUDGE_MODES,
         ),
         PlanOption(

@@ -13,7 +13,7 @@ import numpy as np
 from django.utils.translation import gettext_lazy, ngettext
 
 from instruments.amaeval import selectors
-from instruments.amaeval.items import TASKS, RatingItem
+from instruments.amaeval.items import TASKS, RatingItem, paper_table3
 from llmruns.models import Result
 from llmruns.selectors import result_list
 from scoring.agreement import AlphaEstimate, alpha_with_interval
@@ -21,9 +21,11 @@ from scoring.amaeval import (
     AGREEMENT_LEVELS,
     PersonRating,
     annotator_units,
+    dynamic_performance,
     people_metrics,
     people_units,
     rank_correlation,
+    static_performance,
 )
 
 COLUMNS = (
@@ -151,14 +153,30 @@ def results_table(results: Sequence[Result] | None = None) -> list[dict[str, Any
     ]
 
 
+CORRELATION_COLUMNS = (
+    "static_accuracy_t1",
+    "static_accuracy_t2",
+    "static_f1_t1",
+    "static_f1_t2",
+    "dynamic_accuracy_t1",
+    "dynamic_accuracy_t2",
+)
+# What the correlation is, for every page and download that shows it.
+CORRELATION_STATISTIC = (
+    "Spearman's rho across models between static performance, the mean of static accuracy and weighted F1 on tasks 1 "
+    "and 2, and dynamic performance, the mean dynamic accuracy on tasks 1 and 2 (the paper's section 5.4)"
+)
+
+
 def static_dynamic_correlation(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Spearman's ρ across models between the static mean F1 and the dynamic mean accuracy, over the rows that have
-    both, per judge (a judge's scores are comparable only with its own)."""
+    """The paper's static–dynamic rank correlation (`scoring.amaeval.static_performance`, `dynamic_performance`,
+    `rank_correlation`) across the rows that have every number it needs, per judge (a judge's scores are
+    comparable only with its own)."""
     by_judge: dict[str, list[tuple[float, float]]] = {}
     for row in rows:
-        values = [row[name] for name in ("static_f1_t1", "static_f1_t2", "dynamic_accuracy_t1", "dynamic_accuracy_t2")]
+        values = [row[name] for name in CORRELATION_COLUMNS]
         if row["judge"] and all(value is not None for value in values):
-            pair = ((values[0] + values[1]) / 2, (values[2] + values[3]) / 2)
+            pair = (static_performance(*values[:4]), dynamic_performance(*values[4:]))
             by_judge.setdefault(row["judge"], []).append(pair)
     return {
         judge: {
@@ -166,6 +184,30 @@ def static_dynamic_correlation(rows: Sequence[Mapping[str, Any]]) -> dict[str, A
             "spearman": rank_correlation([s for s, _ in pairs], [d for _, d in pairs]),
         }
         for judge, pairs in sorted(by_judge.items())
+    }
+
+
+@lru_cache(maxsize=1)
+def paper_correlation() -> dict[str, Any]:
+    """The same statistic over the paper's own Table 3 (`fixtures/paper_table3.json`, 18 models and its judge),
+    beside the ρ the paper prints."""
+    table = paper_table3()
+    pairs = [
+        (
+            static_performance(
+                model["static"]["accuracy_task1"],
+                model["static"]["accuracy_task2"],
+                model["static"]["f1_task1"],
+                model["static"]["f1_task2"],
+            ),
+            dynamic_performance(model["dynamic"]["accuracy_task1"], model["dynamic"]["accuracy_task2"]),
+        )
+        for model in table["models"]
+    ]
+    return {
+        "models": len(pairs),
+        "spearman": rank_correlation([s for s, _ in pairs], [d for _, d in pairs]),
+        "printed": table["published_summary"]["spearman_static_vs_dynamic_rank"]["rho"],
     }
 
 
@@ -178,6 +220,8 @@ def report() -> dict[str, Any]:
     return {
         "models": rows,
         "static_dynamic_spearman": static_dynamic_correlation(rows),
+        "static_dynamic_statistic": CORRELATION_STATISTIC,
+        "paper_static_dynamic_spearman": paper_correlation(),
         "people": people_row(ratings),
         "agreement": agreement(items, ratings),
     }

@@ -37,6 +37,7 @@ def about(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "judges": sorted({row["judge"] for row in rows if row["judge"]}),
             "correlations": report["static_dynamic_spearman"],
+            "paper_correlation": report["paper_static_dynamic_spearman"],
             "people": report["people"],
             "agreement": report["agreement"],
             "items_per_task": ITEMS_PER_TASK,

@@ -160,14 +160,18 @@ def test_an_unread_judge_reply_is_counted_apart(amaeval_instrument, fake_model, 
     assert Attempt.objects.filter(trial__run=run, judge=True, status="unparseable").count() == 15
 
 
-def test_a_classifier_judge_returns_a_score_counted_good_above_one_half(
-    amaeval_instrument, fake_model, fake_provider, judge_model
+@pytest.mark.parametrize(
+    ("derivation", "evaluation", "expected"),
+    [("0.8", "0.5", (100.0, 0.0)), ("1.2", "-0.7", (100.0, 0.0)), ("-0.2", "0.51", (0.0, 100.0))],
+)
+def test_a_classifier_judges_raw_output_is_read_as_written_and_good_above_one_half(
+    amaeval_instrument, fake_model, fake_provider, judge_model, derivation, evaluation, expected
 ):
     def classify(body):
         if body["model"] != "fake-judge":
             return _reply(body)
         assert len(body["messages"]) == 2 and "evaluate the quality" in body["messages"][0]["content"]
-        return "0.8" if "an action, a consequence" not in body["messages"][0]["content"] else "0.5"
+        return derivation if "an action, a consequence" not in body["messages"][0]["content"] else evaluation
 
     fake_provider.answer = classify
     plan = {"part": "dynamic", "scenarios": 1, "judge_mode": "classifier"}
@@ -175,5 +179,5 @@ def test_a_classifier_judge_returns_a_score_counted_good_above_one_half(
     run = run_execute(run_id=run.pk)
 
     dynamic = Result.objects.get(run=run).summary["dynamic"]
-    assert dynamic["judge_mode"] == "classifier"
-    assert (dynamic["t1"]["accuracy"], dynamic["t2"]["accuracy"]) == (pytest.approx(100.0), pytest.approx(0.0))
+    assert dynamic["judge_mode"] == "classifier" and dynamic["t1"]["unjudged"] == dynamic["t2"]["unjudged"] == 0
+    assert (dynamic["t1"]["accuracy"], dynamic["t2"]["accuracy"]) == pytest.approx(expected)
