@@ -38,6 +38,27 @@ def prompts() -> dict[str, Any]:
         return json.load(handle)
 
 
+# The dynamic part's scenario sets. "published": the 79 texts the published dynamic benchmark generates for
+# (fixtures/scenarios_only.json); its first 40 are the annotated dataset's scenarios, on which the published judge was
+# trained and validated ("seen"), the other 39 are new to it ("unseen"). "annotated": the dataset's 40 alone.
+PUBLISHED_SCENARIOS = "published"
+ANNOTATED_SCENARIOS = "annotated"
+SCENARIO_SETS = (PUBLISHED_SCENARIOS, ANNOTATED_SCENARIOS)
+SEEN_SCENARIOS = 40
+
+
+@cache
+def published_scenarios() -> tuple[str, ...]:
+    """The 79 scenario texts of the published dynamic benchmark, in its order (fixtures/scenarios_only.json)."""
+    with (FIXTURES / "scenarios_only.json").open(encoding="utf-8") as handle:
+        return tuple(json.load(handle))
+
+
+def scenario_seen(index: int) -> bool:
+    """Whether the published judge saw a scenario in training or validation: the first 40, the annotated ones."""
+    return index < SEEN_SCENARIOS
+
+
 @cache
 def paper_table3() -> dict[str, Any]:
     """The paper's Table 3 with its text's figures and notes (fixtures/paper_table3.json), as published."""

@@ -50,6 +50,7 @@ def table_row(*, model: str, slug: str, run: int | None, summary: Mapping[str, A
     """One model's row of Table 3 from its result summary (a part the run left out is None)."""
     static = summary.get("static") or {}
     dynamic = summary.get("dynamic") or {}
+    subsets = dynamic.get("subsets") or {}
 
     def part(record: Mapping[str, Any], task: str, name: str) -> Any:
         return (record.get(task) or {}).get(name)
@@ -60,6 +61,9 @@ def table_row(*, model: str, slug: str, run: int | None, summary: Mapping[str, A
         "run": run,
         "fidelity": summary.get("fidelity"),
         "judge": dynamic.get("judge") or None,
+        "judge_mode": dynamic.get("judge_mode"),
+        "scenario_set": dynamic.get("scenario_set"),
+        "scenarios": dynamic.get("scenarios"),
         "static_accuracy_t1": part(static, "t1", "accuracy"),
         "static_f1_t1": part(static, "t1", "f1"),
         "mae_t1": part(static, "t1", "mae"),
@@ -67,6 +71,12 @@ def table_row(*, model: str, slug: str, run: int | None, summary: Mapping[str, A
         "static_f1_t2": part(static, "t2", "f1"),
         "dynamic_accuracy_t1": part(dynamic, "t1", "accuracy"),
         "dynamic_accuracy_t2": part(dynamic, "t2", "accuracy"),
+        **{
+            f"dynamic_accuracy_t{task}_{name}": part(subsets.get(name) or {}, f"t{task}", "accuracy")
+            for name in ("seen", "unseen")
+            for task in TASKS
+        },
+        **{f"scenarios_{name}": (subsets.get(name) or {}).get("scenarios") for name in ("seen", "unseen")},
         "ama": summary.get("ama"),
         "ama_sd": summary.get("ama_sd"),
         "replicates": summary.get("replicates"),
@@ -76,7 +86,28 @@ def table_row(*, model: str, slug: str, run: int | None, summary: Mapping[str, A
 
 # People's row: what the static part measures of a model, measured of people's ratings against the same gold labels.
 # The dynamic part (generating reasoning) and so the AMA score do not apply to people.
-PEOPLE_NOT_APPLICABLE = ("fidelity", "judge", "dynamic_accuracy_t1", "dynamic_accuracy_t2", "ama", "ama_sd")
+# Where each dynamic figure comes from: its judge, the scenario set, and the scenarios the published judge saw in
+# training and validation (the first 40 of the published 79) apart from those it did not.
+DYNAMIC_COLUMNS = (
+    "judge_mode",
+    "scenario_set",
+    "scenarios",
+    "scenarios_seen",
+    "dynamic_accuracy_t1_seen",
+    "dynamic_accuracy_t2_seen",
+    "scenarios_unseen",
+    "dynamic_accuracy_t1_unseen",
+    "dynamic_accuracy_t2_unseen",
+)
+PEOPLE_NOT_APPLICABLE = (
+    "fidelity",
+    "judge",
+    "dynamic_accuracy_t1",
+    "dynamic_accuracy_t2",
+    "ama",
+    "ama_sd",
+    *DYNAMIC_COLUMNS,
+)
 # The bootstrap of every published alpha: fixed, so the page, the downloads and the API show the same interval.
 AGREEMENT_SEED = 15
 AGREEMENT_RESAMPLES = 1000
@@ -231,10 +262,11 @@ def results_csv(rows: Sequence[Mapping[str, Any]], people: Mapping[str, Any] | N
     """The rows as CSV, then people's row when anyone has rated (its not-applicable columns say "n/a")."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["slug", "run", *(name for name, _ in COLUMNS)])
+    names = [*(name for name, _ in COLUMNS), *DYNAMIC_COLUMNS]
+    writer.writerow(["slug", "run", *names])
     for row in rows:
-        writer.writerow([row["slug"], row["run"], *("" if row[name] is None else row[name] for name, _ in COLUMNS)])
+        writer.writerow([row["slug"], row["run"], *("" if row.get(name) is None else row[name] for name in names)])
     if people is not None and people["respondents"]:
-        cells = ["n/a" if name in PEOPLE_NOT_APPLICABLE else people[name] for name, _ in COLUMNS]
+        cells = ["n/a" if name in PEOPLE_NOT_APPLICABLE else people[name] for name in names]
         writer.writerow([people["slug"], "", *("" if cell is None else cell for cell in cells)])
     return out.getvalue()

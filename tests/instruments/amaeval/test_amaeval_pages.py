@@ -23,7 +23,11 @@ def published(amaeval_instrument, fake_model, fake_provider):
         model_id="fake-judge", requests_per_minute=0,
     )  # fmt: skip
     run = run_start(
-        instrument="amaeval", model=fake_model, judge=judge, plan={"limit": 2, "scenarios": 1}, enqueue=False
+        instrument="amaeval",
+        model=fake_model,
+        judge=judge,
+        plan={"limit": 2, "scenarios": 1, "replicates": 1},
+        enqueue=False,
     )
     run_execute(run_id=run.pk)
     return Result.objects.get(instrument="amaeval")
@@ -95,3 +99,16 @@ def test_the_correlation_is_the_papers_statistic_and_gives_its_printed_rho_over_
     page = client.get("/amaeval/").content.decode()
     assert "0.756 (18 models; printed 0.756)" in page and "mean of static accuracy and weighted F1" in page
     assert client.get("/api/v1/amaeval/results/").json()["paper_static_dynamic_spearman"]["models"] == 18
+
+
+def test_the_pages_say_which_judge_and_which_scenarios_every_dynamic_figure_comes_from(client, published):
+    page = client.get("/amaeval/").content.decode()
+    assert "data-dynamic-sources" in page and 'data-scenarios="published"' in page
+    assert "1 of the published 79 (0 seen, 1 unseen)" in page
+    assert "rubric: a chat model rates, not the published judge" in page
+    report = client.get("/amaeval/models/fake/model/").content.decode()
+    assert "1 of the published 79 (0 seen, 1 unseen)" in report
+    zh = client.get("/amaeval/?lang=zh-hans").content.decode()
+    assert "已发表的 79 个中的 1 个（0 个见过，1 个未见过）" in zh
+    rows = client.get("/amaeval/models.csv").content.decode().splitlines()
+    assert "scenario_set" in rows[0] and ",published,1,0," in rows[1]
