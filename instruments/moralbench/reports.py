@@ -55,8 +55,12 @@ def protocol(result: Mapping[str, Any]) -> dict[str, Any]:
     """The protocol a result was measured by: {"name", "paper", "label"}.
 
     "name" is the option order ("paper": the published order only; "counterbalanced": both orders, the platform's
-    recommended default); "paper" is True only when every part of the paper's protocol (`PAPER_PROTOCOL`) holds.
+    recommended default); "paper" is True only when every part of the paper's protocol (`PAPER_PROTOCOL`) holds, or
+    for a published row of the paper itself (``"source": "paper"``).
     """
+    if result.get("source") == "paper":
+        # A published row of the paper's own tables: measured by the paper's protocol, not a run here.
+        return {"name": "paper", "paper": True, "label": _("the paper's own row: its protocol")}
     measured = {
         "mode": result.get("mode"),
         "option_order": result.get("option_order"),

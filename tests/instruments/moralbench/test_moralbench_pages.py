@@ -119,3 +119,14 @@ def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measur
     assert "People, median (N = 1)" in page
     assert page.count("data-people>") == 2 * 7 + 2 * 7  # two tables, seven rows, two sets each
     assert page.count("(1)</td>") == 6  # MFQ_30: five foundations and the total
+
+
+def test_a_published_row_of_the_paper_is_labelled_with_its_own_protocol():
+    from instruments.moralbench.reports import protocol
+
+    assert protocol({"source": "paper"})["paper"] is True
+    assert protocol({"mode": "generate", "option_order": "paper", "replicates": 3, "run": {"temperature": 0.7}}) == {
+        "name": "paper",
+        "paper": False,
+        "label": "the published option order; generate, 3 runs, temperature 0.7; not the paper's protocol",
+    }
