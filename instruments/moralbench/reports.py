@@ -76,7 +76,9 @@ def protocol(result: Mapping[str, Any]) -> dict[str, Any]:
             if measured["option_order"] == "counterbalanced"
             else _("the published option order")
         )
-        label = _("%(order)s; %(mode)s, %(replicates)s runs, temperature %(temperature)s; not the paper's protocol") % {
+        label = _(
+            "%(order)s; %(mode)s, runs: %(replicates)s, temperature %(temperature)s; not the paper's protocol"
+        ) % {
             "order": order,
             **{key: "—" if value is None else value for key, value in measured.items() if key != "option_order"},
         }

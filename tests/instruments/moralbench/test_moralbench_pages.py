@@ -128,5 +128,5 @@ def test_a_published_row_of_the_paper_is_labelled_with_its_own_protocol():
     assert protocol({"mode": "generate", "option_order": "paper", "replicates": 3, "run": {"temperature": 0.7}}) == {
         "name": "paper",
         "paper": False,
-        "label": "the published option order; generate, 3 runs, temperature 0.7; not the paper's protocol",
+        "label": "the published option order; generate, runs: 3, temperature 0.7; not the paper's protocol",
     }

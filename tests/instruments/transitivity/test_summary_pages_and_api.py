@@ -75,7 +75,7 @@ def test_the_about_page_shows_the_paper_text_and_the_models_side_by_side(client,
     page = client.get("/transitivity/").content.decode()
 
     assert "data-transitivity-summary" in page
-    assert '<tr data-statistic="wum">' in page and "36 / 60 (60 %)" in page
+    assert '<tr data-statistic="wum">' in page and "36 / 60 (60&nbsp;%)" in page
     assert page.count("data-departs") == 1 and 'data-summary-note="A_Lo_bottom_two"' in page
     assert "none yet" in page  # no model measured
     zh = client.get("/transitivity/?lang=zh-hans").content.decode()
