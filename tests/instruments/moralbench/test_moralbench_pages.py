@@ -58,6 +58,8 @@ def test_the_models_page_names_a_counterbalanced_column_as_not_the_papers_protoc
     assert "counterbalanced (both option orders, recommended)" in page and "not the paper&#x27;s protocol" in page
     rows = list(csv.DictReader(io.StringIO(client.get("/moralbench/models.csv").content.decode())))
     assert {(row["protocol"], row["paper_protocol"]) for row in rows} == {("counterbalanced", "no")}
+    report = client.get("/moralbench/models/fake/model/").content.decode()
+    assert 'data-protocol="counterbalanced" class="notice"' in report and "Protocol: counterbalanced" in report
 
 
 def test_a_run_by_the_papers_protocol_is_titled_as_such(client, moralbench, fake_model, fake_provider):
