@@ -55,6 +55,7 @@ test-slow: $(STAMP) $(MO)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .

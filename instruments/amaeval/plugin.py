@@ -31,6 +31,7 @@ from instruments.amaeval.items import (
     scenario_seen,
     task_split,
 )
+from instruments.amaeval.studies import STUDY
 from instruments.base import (
     AnswerStatus,
     Identity,
@@ -52,8 +53,6 @@ CORRECTED_TEMPERATURE = 0.0
 GENERATION_TOKENS = 1000
 # The paper's results are averaged across five runs (Table 3, "± sd over five runs").
 PUBLISHED_REPLICATES = 5
-# The study people rate reasoning in (`questionnaire.AmaevalQuestionnaire`).
-STUDY = "amaeval"
 
 
 class Amaeval(Instrument):
