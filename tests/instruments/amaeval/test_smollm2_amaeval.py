@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow, pytest.mark.database_inde
 
 def test_smollm2_takes_both_parts_judged_by_itself(amaeval_instrument):
     model = LLMModel.objects.get(slug="smollm2-135m")
-    plan = {"limit": 1, "scenarios": 1, "generation_tokens": 24, "judge_mode": "classifier"}
+    plan = {"limit": 1, "scenarios": 1, "generation_tokens": 24, "judge_mode": "classifier", "replicates": 1}
     run = run_execute(run_id=run_start(instrument="amaeval", model=model, judge=model, plan=plan, enqueue=False).pk)
 
     assert run.status == Run.Status.FINISHED and run.trials_done == 3
