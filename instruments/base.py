@@ -397,6 +397,25 @@ class ProfileSection:
     context: Mapping[str, Any]
 
 
+@dataclass(frozen=True)
+class PrintedSummary:
+    """What a paper prints about its own table, for a leaderboard to check the same rows as computed here.
+
+    ``models``: the slug of each model whose result here reproduces a printed row → that row's name; ``mean`` and
+    ``range``: figure key → the mean and the range (highest − lowest) the paper's text prints over those rows;
+    ``cells``: model slug → figure key → the printed cell. ``*_decimals``: the places the paper prints them to.
+    """
+
+    source: str
+    models: Mapping[str, str]
+    mean: Mapping[str, float]
+    range: Mapping[str, float]
+    cells: Mapping[str, Mapping[str, float]]
+    mean_decimals: int = 1
+    range_decimals: int = 2
+    cell_decimals: int = 1
+
+
 class AnswerRejected(ValueError):
     """A person's answer to a questionnaire item that cannot be stored; the message is shown to them."""
 
@@ -635,6 +654,11 @@ class Instrument:
         """What a result in ``language`` computed now depends on besides the answers (e.g. the retained keys that
         score that language's answers); {} for nothing."""
         return {}
+
+    def printed_summary(self) -> PrintedSummary | None:
+        """What the instrument's paper prints over its table's rows (its means and ranges), which a leaderboard checks
+        its computed rows against; None when the paper prints none."""
+        return None
 
     # --- cross-instrument pages ------------------------------------------------------------------------------
     # A model's page, the comparison, the leaderboards and the API read every instrument through these four.

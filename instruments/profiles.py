@@ -16,10 +16,10 @@ from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
 from instruments import registry
-from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, ProfileSection
+from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, PrintedSummary, ProfileSection
 from llmruns.models import LLMModel, Result, Run
 from llmruns.results import CurrentDependencies, result_is_stale
-from scoring.compare import Sample, column_summary, mean_interval, sample_differences
+from scoring.compare import Sample, column_summary, mean_interval, printed_agrees, sample_differences
 
 # At most this many subjects on one comparison (the issue's limit: the overlaid pictures stay readable).
 COMPARE_MAX = 6
@@ -377,3 +377,61 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
         "mean": [summary.mean for summary in summaries],
         "range": [{"low": summary.low, "high": summary.high} for summary in summaries],
     }
+
+
+def printed_check(board: Mapping[str, Any], printed: PrintedSummary | None) -> dict[str, Any] | None:
+    """A leaderboard's rows that reproduce a paper's printed rows (``printed.models``), checked against what the
+    paper prints: the mean and range of each printed column over those rows, and each of their cells, computed here
+    and rounded to the paper's places (`scoring.compare.printed_agrees`). A cell that differs by less than one unit
+    of the last printed place is a rounding ("kind": "rounding"), more is a discrepancy ("differs").
+
+    Returns {"source", "models": reproducing rows found, "expected": printed rows, "mean": [...], "range": [...],
+    "cells": [the differing cells only]}, or None when the paper prints nothing or no row reproduces one.
+    """
+    if printed is None:
+        return None
+    rows = [row for row in board["rows"] if row["slug"] in printed.models and row["source"] != "paper"]
+    if not rows:
+        return None
+    index = {column["key"]: number for number, column in enumerate(board["columns"])}
+    labels = {column["key"]: column["label"] for column in board["columns"]}
+
+    def check(key: str, computed: float | None, value: float, decimals: int) -> dict[str, Any]:
+        agrees = computed is not None and printed_agrees(computed, value, decimals)
+        return {
+            "key": key,
+            "label": labels.get(key, key),
+            "computed": computed,
+            "printed": value,
+            "decimals": decimals,
+            "agrees": agrees,
+            "kind": None if agrees or computed is None else _difference_kind(computed, value, decimals),
+        }
+
+    means, ranges = [], []
+    for key, value in printed.mean.items():
+        summary = column_summary([row["values"][index[key]] for row in rows]) if key in index else None
+        means.append(check(key, summary.mean if summary else None, value, printed.mean_decimals))
+    for key, value in printed.range.items():
+        summary = column_summary([row["values"][index[key]] for row in rows]) if key in index else None
+        spread = summary.high - summary.low if summary and summary.low is not None else None
+        ranges.append(check(key, spread, value, printed.range_decimals))
+    cells = []
+    for row in rows:
+        for key, value in printed.cells.get(row["slug"], {}).items():
+            computed = row["values"][index[key]] if key in index else None
+            cell = check(key, computed, value, printed.cell_decimals)
+            if not cell["agrees"]:
+                cells.append({**cell, "model": row["name"], "slug": row["slug"], "row": printed.models[row["slug"]]})
+    return {
+        "source": printed.source,
+        "models": len(rows),
+        "expected": len(printed.models),
+        "mean": means,
+        "range": ranges,
+        "cells": cells,
+    }
+
+
+def _difference_kind(computed: float, printed: float, decimals: int) -> str:
+    return "rounding" if abs(computed - printed) < 10.0**-decimals else "differs"

@@ -256,7 +256,10 @@ def _leaderboard_or_404(slug: str) -> tuple[Any, dict[str, Any]]:
         raise Http404("No such instrument.")
     subjects = profiles.measured_subjects(slug)
     profiles.subjects_with_figures(subjects)
-    return registry.instrument(slug), profiles.leaderboard(subjects, slug)
+    plugin = registry.instrument(slug)
+    board = profiles.leaderboard(subjects, slug)
+    board["printed"] = profiles.printed_check(board, plugin.printed_summary())
+    return plugin, board
 
 
 @require_GET

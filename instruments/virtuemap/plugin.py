@@ -28,6 +28,7 @@ from instruments.base import (
     PlanError,
     PlanOption,
     Presented,
+    PrintedSummary,
     RespondentAnswerTable,
     RespondentColumn,
     RunContext,
@@ -358,6 +359,11 @@ class VirtueMap(Instrument):
         delete()
         key_counts_recompute(candidate_ids=candidate_ids)
         return candidate_ids
+
+    def printed_summary(self) -> PrintedSummary:
+        from instruments.virtuemap.papers import printed_summary
+
+        return printed_summary()
 
     def result_dependencies(self, language: str = ENGLISH) -> dict[str, Any]:
         # The keys that score answers in the result's language: a Chinese result goes stale when a Chinese key is

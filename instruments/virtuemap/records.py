@@ -29,8 +29,9 @@ from scoring.rankings import RankingError, validate_ranking
 from virtuemap_site.errors import ApplicationError
 
 INSTRUMENT = VirtueMap.identity.slug
-# The raw records of the original VirtueMap run-suite for GPT, Claude and Gemini (tests/data holds the same file).
-REFERENCE_RUNS = Path(__file__).resolve().parent / "fixtures" / "reference_runs.jsonl"
+# The raw records of the original VirtueMap run-suite for the paper's nine models, as published (byte-order mark and
+# CRLF line ends kept; fixtures/SOURCE.md). tests/data holds a three-model sample of the same suite.
+REFERENCE_RUNS = Path(__file__).resolve().parent / "fixtures" / "reference_runs_full.jsonl"
 
 
 @dataclass
@@ -171,7 +172,7 @@ def reference_profiles_publish(*, path: Path = REFERENCE_RUNS) -> list[Result]:
     """Import the original run-suite's raw records and publish each model's imported run (source IMPORT).
 
     The profiles are computed from the records by the same statistics as every run (`scoring.suite`), so a fresh
-    install can compare people with three language models. A profile entered in admin or published from a run made
+    install can compare people with the paper's nine language models. A profile entered in admin or published from a run made
     here is newer evidence and is left alone; a profile already published from these records is not rewritten, so
     re-running changes nothing. Returns the profiles written.
     """
