@@ -655,6 +655,11 @@ class Instrument:
         score that language's answers); {} for nothing."""
         return {}
 
+    def result_protocol(self, plan: Mapping[str, Any]) -> str:
+        """The named protocol a run under ``plan`` asked by, stored with its result: results of different protocols
+        are marked not comparable wherever two are compared. The default reads the plan's "protocol" ("" for none)."""
+        return str(plan.get("protocol") or "")
+
     def printed_summary(self) -> PrintedSummary | None:
         """What the instrument's paper prints over its table's rows (its means and ranges), which a leaderboard checks
         its computed rows against; None when the paper prints none."""

@@ -64,6 +64,7 @@ class InstrumentResult:
     stale: bool = False
     diagnostics: Mapping[str, Any] = field(default_factory=dict)
     report_url: str | None = None
+    protocol: str = ""
 
     def record(self) -> dict[str, Any]:
         result = self.result
@@ -71,6 +72,7 @@ class InstrumentResult:
             "instrument": self.instrument,
             "name": self.name,
             "source": self.source,
+            "protocol": self.protocol,
             "language": result.language if result else None,
             "instrument_version": result.instrument_version if result else None,
             "stale": self.stale,
@@ -130,6 +132,7 @@ def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
                 source=result.source,
                 result=result,
                 summary=result.summary,
+                protocol=result.protocol,
             )
             subject.editions.setdefault(result.instrument, {})[result.language] = entry
             # One language per instrument on these pages: the first published (English unless only another exists).
@@ -364,6 +367,7 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
                 "slug": subject.slug,
                 "name": subject.name,
                 "source": entry.source,
+                "protocol": entry.protocol,
                 "stale": entry.stale,
                 "flags": [flag["code"] for flag in (entry.diagnostics or {}).get("flags") or []],
                 "n": max((figure.n for figure in entry.figures), default=0),
@@ -371,12 +375,27 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
             }
         )
     summaries = [column_summary([row["values"][index] for row in rows]) for index in range(len(columns))]
+    protocols = sorted({row["protocol"] for row in rows})
     return {
         "columns": [{"key": key, "label": figure.label, "group": figure.group} for key, figure in columns.items()],
+        "protocols": protocols,
+        "comparable": len(protocols) <= 1,
         "rows": rows,
         "mean": [summary.mean for summary in summaries],
         "range": [{"low": summary.low, "high": summary.high} for summary in summaries],
     }
+
+
+def protocols_compared(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
+    """The protocol of each subject's result on ``instrument`` (a model's slug → its named protocol, "" where none was
+    recorded) and whether they are comparable: results asked by different protocols are not."""
+    protocols = {
+        subject.slug: subject.results[instrument].protocol
+        for subject in subjects
+        if instrument in subject.results and not subject.is_people
+    }
+    distinct = sorted(set(protocols.values()))
+    return {"protocols": protocols, "distinct": distinct, "comparable": len(distinct) <= 1}
 
 
 def printed_check(board: Mapping[str, Any], printed: PrintedSummary | None) -> dict[str, Any] | None:

@@ -60,6 +60,7 @@ def _instrument_blocks(subjects: Sequence[profiles.Subject], people: profiles.Su
                 "table": profiles.figure_table(shown, slug),
                 "entries": entries,
                 "people_shown": len(shown) > len(subjects),
+                "protocols": profiles.protocols_compared(subjects, slug),
             }
         )
     return blocks
@@ -115,7 +116,7 @@ def results_csv(subjects: Sequence[profiles.Subject]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
         ["subject", "instrument", "group", "figure", "label", "mean", "std", "n", "ci_low", "ci_high", "maximum",
-         "source", "stale", "diagnostic_flags"]
+         "source", "protocol", "stale", "diagnostic_flags"]
     )  # fmt: skip
     for subject in subjects:
         for slug, entry in subject.results.items():
@@ -127,7 +128,7 @@ def results_csv(subjects: Sequence[profiles.Subject]) -> str:
                 writer.writerow(
                     [subject.slug, slug, figure.group, figure.key, figure.label, *_blank(figure.mean, figure.std),
                      figure.n, *_blank(cell.get("low"), cell.get("high"), figure.maximum), entry.source,
-                     str(entry.stale).lower(), flags]
+                     entry.protocol, str(entry.stale).lower(), flags]
                 )  # fmt: skip
     return out.getvalue()
 
@@ -289,12 +290,12 @@ def leaderboard_csv_text(board: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     keys = [column["key"] for column in board["columns"]]
-    writer.writerow(["model", "slug", "source", *keys, "n", "diagnostic_flags"])
+    writer.writerow(["model", "slug", "source", "protocol", *keys, "n", "diagnostic_flags"])
     for row in board["rows"]:
-        writer.writerow([row["name"], row["slug"], row["source"], *_blank(*row["values"]), row["n"],
+        writer.writerow([row["name"], row["slug"], row["source"], row["protocol"], *_blank(*row["values"]), row["n"],
                          " ".join(row["flags"])])  # fmt: skip
-    writer.writerow(["Mean", "", "", *_blank(*board["mean"]), "", ""])
-    writer.writerow(["Range", "", "", *(_range(**extent) for extent in board["range"]), "", ""])
+    writer.writerow(["Mean", "", "", "", *_blank(*board["mean"]), "", ""])
+    writer.writerow(["Range", "", "", "", *(_range(**extent) for extent in board["range"]), "", ""])
     return out.getvalue()
 
 

@@ -288,6 +288,12 @@ class Result(models.Model):
         blank=True,
         help_text="Answer-quality diagnostics of the run and their flags (`scoring.diagnostics`); {} without a run.",
     )
+    protocol = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="The named protocol the result's answers were asked by (e.g. VirtueMap's original or paper); "
+        "results of different protocols are not comparable. Blank where none was recorded.",
+    )
     published_at = models.DateTimeField(auto_now=True)
     scored_at = models.DateTimeField(null=True, blank=True, help_text="When the summary was last computed.")
 

@@ -50,6 +50,7 @@ def result_publish(*, run: Run) -> Result:
             "summary": plugin.result_summary(context, trials),
             "dependencies": plugin.result_dependencies(language=run.language),
             "diagnostics": run_diagnostics(run=run),
+            "protocol": plugin.result_protocol(run.plan or {}),
             "scored_at": timezone.now(),
         },
     )

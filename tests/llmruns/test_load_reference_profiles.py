@@ -39,7 +39,9 @@ def test_the_leaderboard_checks_its_means_and_ranges_against_the_papers_text(cli
     }
     assert all(check["agrees"] for check in printed["mean"] + printed["range"])
     # The one computed cell that does not round to its printed cell: Mistral's justice (79.048, printed 79.1).
-    assert [(cell["row"], cell["key"], cell["kind"]) for cell in printed["cells"]] == [("Mistral", "justice", "rounding")]
+    assert [(cell["row"], cell["key"], cell["kind"]) for cell in printed["cells"]] == [
+        ("Mistral", "justice", "rounding")
+    ]
     page = client.get("/leaderboards/virtuemap/").content.decode()
     assert 'data-printed-cell="mistralai/mistral-large/justice"' in page and "a rounding" in page
 

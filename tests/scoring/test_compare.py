@@ -8,10 +8,10 @@ import math
 import pytest
 
 from scoring.compare import (
-    printed_agrees,
     Sample,
     column_summary,
     mean_interval,
+    printed_agrees,
     sample_differences,
     std_from_interval,
     welch_difference,
