@@ -398,6 +398,24 @@ class ProfileSection:
 
 
 @dataclass(frozen=True)
+class PublishedRow:
+    """A row of a paper's table: a result whose source is the paper, not a run (`load_published_rows` stores it).
+
+    ``key`` names the row within its instrument (its model becomes "paper/<instrument>/<key>"); ``name`` is the
+    model as the paper prints it; ``citation`` the paper and table; ``summary`` the printed cells in the shape of the
+    instrument's results (so its figures read it); ``cell_notes``: figure key → why the paper's own data contradicts
+    that cell (e.g. above the attainable maximum); ``protocol`` the named protocol the paper's figures were made by.
+    """
+
+    key: str
+    name: str
+    citation: str
+    summary: Mapping[str, Any]
+    cell_notes: Mapping[str, str] = field(default_factory=dict)
+    protocol: str = ""
+
+
+@dataclass(frozen=True)
 class PrintedSummary:
     """What a paper prints about its own table, for a leaderboard to check the same rows as computed here.
 
@@ -508,6 +526,9 @@ class Instrument:
     # The module of the instrument's part in the cross-instrument pages (its functions figure_context, figures,
     # section, report_url; each optional), imported only when such a page asks: e.g. "instruments.virtuemap.profile".
     profile_module: ClassVar[str | None] = None
+    # The module that reads the instrument's paper tables (its function published_rows()), e.g.
+    # "instruments.moralbench.papers"; None when the paper publishes no per-model table.
+    papers_module: ClassVar[str | None] = None
 
     @property
     def slug(self) -> str:
@@ -659,6 +680,12 @@ class Instrument:
         """The named protocol a run under ``plan`` asked by, stored with its result: results of different protocols
         are marked not comparable wherever two are compared. The default reads the plan's "protocol" ("" for none)."""
         return str(plan.get("protocol") or "")
+
+    def published_rows(self) -> list[PublishedRow]:
+        """The rows of the instrument's paper tables (the papers module's ``published_rows()``); [] without one."""
+        if self.papers_module is None:
+            return []
+        return importlib.import_module(self.papers_module).published_rows()
 
     def printed_summary(self) -> PrintedSummary | None:
         """What the instrument's paper prints over its table's rows (its means and ranges), which a leaderboard checks

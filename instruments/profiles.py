@@ -65,6 +65,17 @@ class InstrumentResult:
     diagnostics: Mapping[str, Any] = field(default_factory=dict)
     report_url: str | None = None
     protocol: str = ""
+    citation: str = ""
+    # A published row's cells its paper's own data contradicts: figure key → {"reason", "bound"} (`cell_note_text`).
+    cell_notes: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def published(self) -> bool:
+        return self.source == Result.Source.PAPER
+
+    def notes_text(self) -> dict[str, str]:
+        """The cell notes as sentences in the page's language, by figure key."""
+        return {key: cell_note_text(note) for key, note in self.cell_notes.items()}
 
     def record(self) -> dict[str, Any]:
         result = self.result
@@ -73,6 +84,8 @@ class InstrumentResult:
             "name": self.name,
             "source": self.source,
             "protocol": self.protocol,
+            "citation": self.citation,
+            "cell_notes": self.notes_text(),
             "language": result.language if result else None,
             "instrument_version": result.instrument_version if result else None,
             "stale": self.stale,
@@ -133,6 +146,8 @@ def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
                 result=result,
                 summary=result.summary,
                 protocol=result.protocol,
+                citation=result.citation,
+                cell_notes=result.cell_notes or {},
             )
             subject.editions.setdefault(result.instrument, {})[result.language] = entry
             # One language per instrument on these pages: the first published (English unless only another exists).
@@ -372,18 +387,44 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
                 "flags": [flag["code"] for flag in (entry.diagnostics or {}).get("flags") or []],
                 "n": max((figure.n for figure in entry.figures), default=0),
                 "values": [by_key[key].mean if key in by_key else None for key in columns],
+                "citation": entry.citation,
+                "notes": [entry.notes_text().get(key) for key in columns],
             }
         )
-    summaries = [column_summary([row["values"][index] for row in rows]) for index in range(len(columns))]
+    for row in rows:
+        row["cells"] = [{"value": value, "note": note} for value, note in zip(row["values"], row["notes"], strict=True)]
+    # The papers' rows sit beside the runs but never enter their mean and range.
+    runs = [row for row in rows if row["source"] != Result.Source.PAPER]
+    summaries = [column_summary([row["values"][index] for row in runs]) for index in range(len(columns))]
     protocols = sorted({row["protocol"] for row in rows})
+    labels = {key: figure.label for key, figure in columns.items()}
     return {
         "columns": [{"key": key, "label": figure.label, "group": figure.group} for key, figure in columns.items()],
+        "published": sum(1 for row in rows if row["source"] == Result.Source.PAPER),
+        "cell_notes": [
+            {"model": row["name"], "slug": row["slug"], "column": labels[key], "key": key, "note": note}
+            for row in rows
+            for key, note in zip(columns, row["notes"], strict=True)
+            if note
+        ],
         "protocols": protocols,
         "comparable": len(protocols) <= 1,
         "rows": rows,
         "mean": [summary.mean for summary in summaries],
         "range": [{"low": summary.low, "high": summary.high} for summary in summaries],
     }
+
+
+def cell_note_text(note: Mapping[str, Any]) -> str:
+    """Why a published cell cannot be what the paper prints, in the page's language."""
+    bound = note.get("bound")
+    if note.get("reason") == "above_maximum":
+        return _("impossible: above the largest value the item set allows (%(bound)s)") % {"bound": bound}
+    if note.get("reason") == "below_minimum":
+        return _("impossible: below the smallest value the item set allows (%(bound)s)") % {"bound": bound}
+    if note.get("reason") == "not_row_sum":
+        return _("impossible: the printed total is not the sum of its row (%(bound)s)") % {"bound": bound}
+    return str(note.get("text") or note)
 
 
 def protocols_compared(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:

@@ -57,6 +57,7 @@ class Amaeval(Instrument):
         ),
     )
     profile_module = "instruments.amaeval.profile"
+    papers_module = "instruments.amaeval.papers"
     plan_options = (
         PlanOption(
             "part", "str", "both", "static (rate given reasoning), dynamic (generate, judged) or both.", choices=PARTS

@@ -84,6 +84,7 @@ class MoralBench(Instrument):
         ),
     )
     profile_module = "instruments.moralbench.profile"
+    papers_module = "instruments.moralbench.papers"
     plan_options = (
         PlanOption(
             "mode",

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from instruments.base import PrintedSummary
+from instruments.base import PrintedSummary, PublishedRow
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TABLE1 = FIXTURES / "paper_table1.json"
@@ -55,3 +55,37 @@ def printed_summary() -> PrintedSummary:
         range_decimals=2,
         cell_decimals=1,
     )
+
+
+def published_rows() -> list[PublishedRow]:
+    """Table 1's nine rows as published rows: the virtue means, consistency and largest CI half-width as printed,
+    made by the original run-suite's protocol (how the paper's profiles were made)."""
+    from instruments.virtuemap.protocols import ORIGINAL
+
+    table = table1()
+    rows = []
+    for row in table["models"]:
+        summary = {
+            "runs": row["runs"],
+            "profile_stats": {
+                virtue: {"mean": mean, "std": None, "ci_low": None, "ci_high": None, "ci_half_width": None}
+                for virtue, mean in row["profile"].items()
+            },
+            "max_ci_half_width": row["ci_half_width_max"],
+            "mean_pairwise_kendall_tau": None,
+            "consistency": row["consistency"],
+            "consistency_stats": None,
+            "invalid_count": None,
+            "failure_counts": None,
+            "reproduced_by": row_models().get(row["name"], ""),
+        }
+        rows.append(
+            PublishedRow(
+                key=row["name"].lower(),
+                name=row["name"],
+                citation=f"{CITATION}, Table 1",
+                summary=summary,
+                protocol=ORIGINAL,
+            )
+        )
+    return rows

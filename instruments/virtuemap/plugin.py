@@ -87,6 +87,7 @@ class VirtueMap(Instrument):
         ),
     )
     profile_module = "instruments.virtuemap.profile"
+    papers_module = "instruments.virtuemap.papers"
     plan_options = (
         PlanOption("min_runs", "int", 3, "Valid full runs needed before the statistics may stop the run.", minimum=1),
         PlanOption("max_runs", "int", 10, "Runs attempted at most.", minimum=1, maximum=1000),
