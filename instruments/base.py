@@ -687,6 +687,11 @@ class Instrument:
             return []
         return importlib.import_module(self.papers_module).published_rows()
 
+    def edition_version(self, language: str = "en") -> str:
+        """The version of the items a run in ``language`` is asked, stored as the run's and its result's
+        ``instrument_version``: the identity's version, unless the instrument versions its editions' texts."""
+        return self.identity.version
+
     def printed_summary(self) -> PrintedSummary | None:
         """What the instrument's paper prints over its table's rows (its means and ranges), which a leaderboard checks
         its computed rows against; None when the paper prints none."""

@@ -127,7 +127,7 @@ def run_start(
             model=model,
             judge=judge,
             instrument=plugin.slug,
-            instrument_version=plugin.identity.version,
+            instrument_version=plugin.edition_version(language),
             items_hash=plugin.items_hash(),
             language=language,
             label=label,

@@ -107,7 +107,9 @@ def ranking(form: object, legend: str, intro: str = "") -> str:
 def edition_notice() -> dict[str, object]:
     """``{% edition_notice %}``: on a page showing VirtueMap's items in a translated edition, that the translation is
     the project's own and that its keys are not yet validated in that language; nothing in English."""
-    from instruments.virtuemap.editions import ENGLISH, edition_keys_validated, edition_language
+    from instruments.virtuemap.editions import ENGLISH, edition_keys_validated, edition_language, edition_version
 
     edition = edition_language()
-    return {"show": edition != ENGLISH, "validated": edition_keys_validated(edition)}
+    if edition == ENGLISH:
+        return {"show": False}
+    return {"show": True, "validated": edition_keys_validated(edition), "version": edition_version(edition)}

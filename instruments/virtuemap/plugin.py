@@ -376,6 +376,12 @@ class VirtueMap(Instrument):
         key_counts_recompute(candidate_ids=candidate_ids)
         return candidate_ids
 
+    def edition_version(self, language: str = ENGLISH) -> str:
+        """The English items' version ("2"), or the Chinese edition's ("2 (zh-hans 2)"): `editions.edition_version`."""
+        from instruments.virtuemap.editions import edition_version
+
+        return edition_version(language) or self.identity.version
+
     def printed_summary(self) -> PrintedSummary:
         from instruments.virtuemap.papers import printed_summary
 

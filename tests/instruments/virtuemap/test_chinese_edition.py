@@ -68,7 +68,7 @@ def test_the_virtues_keep_their_greek_names_and_their_aristotelian_chinese_names
 
     assert names == {
         "wisdom": ("实践智慧", "Phronesis"),
-        "justice": ("正义", "Dikaiosyne"),
+        "justice": ("公正", "Dikaiosyne"),
         "truthfulness": ("诚实", "Aletheia"),
         "courage": ("勇气", "Andreia"),
         "temperance": ("节制", "Sophrosyne"),
@@ -105,7 +105,7 @@ def test_the_loader_stores_the_chinese_texts_beside_the_english(instrument):
     option = Option.objects.get(dilemma_id="D3", letter="E")
     assert option.text == "Remain silent until the problem becomes undeniable."
     assert option.translations == {"zh-hans": {"text": "保持沉默，直到问题变得无可否认。"}}
-    assert Dilemma.objects.get(pk="D1").translations["zh-hans"]["title"] == "电子表格里的错误"
+    assert Dilemma.objects.get(pk="D1").translations["zh-hans"]["title"] == "电子表格错误"
     assert Virtue.objects.get(pk="wisdom").translations["zh-hans"]["name"] == "实践智慧"
     content = VirtueMapInstrument.objects.get()
     assert "{scenario}" in content.translations["zh-hans"]["llm_prompt_template"]
@@ -128,9 +128,9 @@ def test_the_accessor_gives_the_edition_of_any_chinese_code_and_english_otherwis
 
 def test_the_accessor_falls_back_to_english_where_a_text_is_not_translated(instrument):
     dilemma = Dilemma.objects.get(pk="D2")
-    dilemma.translations = {"zh-hans": {"title": "截止日期的例外"}}
+    dilemma.translations = {"zh-hans": {"title": "截止日期例外"}}
 
-    assert item_text(dilemma, "title", "zh-hans") == "截止日期的例外"
+    assert item_text(dilemma, "title", "zh-hans") == "截止日期例外"
     assert item_text(dilemma, "scenario", "zh-hans") == dilemma.scenario
 
 
@@ -196,7 +196,7 @@ def test_the_item_records_are_english_unless_a_language_is_asked(instrument):
     plugin = VirtueMap()
 
     assert plugin.item_records()[0]["title"] == "The Spreadsheet Error"
-    assert plugin.item_records("zh-hans")[0]["title"] == "电子表格里的错误"
+    assert plugin.item_records("zh-hans")[0]["title"] == "电子表格错误"
 
 
 def test_an_answer_to_the_chinese_prompt_is_parsed_with_full_width_punctuation():
@@ -254,7 +254,7 @@ def test_the_migration_adds_the_chinese_texts_to_a_loaded_instrument_and_keeps_e
         "Report it.",
         "立即报告这个错误，并如实说明事情的经过。",
     )
-    assert item_text(Dilemma.objects.get(), "title", "zh-hans") == "电子表格里的错误"
+    assert item_text(Dilemma.objects.get(), "title", "zh-hans") == "电子表格错误"
     assert item_text(Dilemma.objects.get(), "scenario", "en") == "S"
     assert Virtue.objects.get().translations["zh-hans"]["definition"].startswith("在具体情境中")
     assert "{responses}" in VirtueMapInstrument.objects.get().translations["zh-hans"]["llm_prompt_template"]
@@ -290,7 +290,7 @@ def test_the_english_profiling_page_is_unchanged(client, instrument):
 def test_the_language_chosen_by_a_link_stays_for_the_visit(client, instrument):
     client.get("/profile/?lang=zh-hans")
 
-    assert "截止日期的例外" in client.get("/profile/dilemmas/D2/").content.decode()
+    assert "截止日期例外" in client.get("/profile/dilemmas/D2/").content.decode()
 
 
 def test_the_home_page_gives_the_virtue_definitions_in_chinese(client, instrument):
@@ -306,7 +306,7 @@ def test_the_results_page_names_the_virtues_and_dilemmas_in_chinese(client, inst
 
     page = client.get("/profile/results/").content.decode()
 
-    assert "实践智慧" in page and "节制" in page and "电子表格里的错误" in page and NOTICE in page
+    assert "实践智慧" in page and "节制" in page and "电子表格错误" in page and NOTICE in page
 
 
 def test_the_study_item_page_in_chinese_shows_the_dilemma_and_the_virtue_in_chinese(client, open_candidate):
@@ -320,7 +320,7 @@ def test_the_study_item_page_in_chinese_shows_the_dilemma_and_the_virtue_in_chin
 
     page = client.get("/study/item/").content.decode()
 
-    assert "电子表格里的错误" in page and "实践智慧" in page and "在具体情境中判断何为恰当的能力" in page
+    assert "电子表格错误" in page and "实践智慧" in page and "在具体情境中判断何为恰当的能力" in page
     assert all(text in page for text in CHINESE["dilemmas"][0]["options"].values())
     assert NOTICE in page
     from surveys.models import Respondent
@@ -403,6 +403,6 @@ def test_the_study_api_serves_the_item_in_the_request_language(open_candidate):
 
     item = api.get("/api/v1/study/next/").json()
 
-    assert item["dilemma"]["title"] == "电子表格里的错误"
+    assert item["dilemma"]["title"] == "电子表格错误"
     assert item["dilemma"]["options"] == CHINESE["dilemmas"][0]["options"]
     assert item["virtue"]["name"] == "实践智慧" and item["virtue"]["definition"].startswith("在具体情境中")
