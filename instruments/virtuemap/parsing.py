@@ -77,7 +77,12 @@ def parse_ranking(
     quoted = _ranking_from_quoted_responses(text, options) if options else None
     if quoted is not None:
         return ParseResult(AnswerStatus.VALID, display_ranking=quoted, detail="read from the responses quoted in order")
-    if finish_reason == "length" or _opens_unclosed_json(text):
+    return _no_ranking(text, truncated=finish_reason == "length" or _opens_unclosed_json(text))
+
+
+def _no_ranking(text: str, *, truncated: bool) -> ParseResult:
+    """Why a reply holds no ranking: cut off, a refusal, empty, or none of these."""
+    if truncated:
         return ParseResult(AnswerStatus.TRUNCATED, detail="the answer was cut off before the JSON was complete")
     if _REFUSAL_PATTERN.search(text) or _REFUSAL_PATTERN_ZH.search(text):
         return ParseResult(AnswerStatus.REFUSAL, detail="the answer declined to rank the responses")
@@ -203,13 +208,7 @@ def parse_ranking_original(text: str, *, finish_reason: str | None = None) -> Pa
             result = _check_permutation([_original_label(item) for item in items])
         if result.valid or finish_reason != "length":
             return result
-    if finish_reason == "length":
-        return ParseResult(AnswerStatus.TRUNCATED, detail="the answer was cut off before the JSON was complete")
-    if _REFUSAL_PATTERN.search(text) or _REFUSAL_PATTERN_ZH.search(text):
-        return ParseResult(AnswerStatus.REFUSAL, detail="the answer declined to rank the responses")
-    if not text.strip():
-        return ParseResult(AnswerStatus.UNPARSEABLE, detail="the answer was empty")
-    return ParseResult(AnswerStatus.UNPARSEABLE, detail='no JSON object of the form {"ranking": [...]} was found')
+    return _no_ranking(text, truncated=finish_reason == "length")
 
 
 def _original_json_items(text: str) -> list[object] | None:
