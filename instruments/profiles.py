@@ -145,7 +145,7 @@ def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
                 source=result.source,
                 result=result,
                 summary=result.summary,
-                protocol=result.protocol,
+                protocol=_protocol(result),
                 citation=result.citation,
                 cell_notes=result.cell_notes or {},
             )
@@ -154,6 +154,13 @@ def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
             if result.instrument not in subject.results or result.language == "en":
                 subject.results[result.instrument] = entry
     return subjects, [slug for slug in slugs if slug not in models]
+
+
+def _protocol(result: Result) -> str:
+    # A result published before results stored their protocol reads it from its run's plan.
+    if result.protocol or result.run is None:
+        return result.protocol
+    return registry.instrument(result.instrument).result_protocol(result.run.plan or {})
 
 
 def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContext]:

@@ -160,6 +160,10 @@ class Amaeval(Instrument):
                 raise PlanError(f"--scenarios: {plan['scenarios']} is more than the {available} scenarios loaded")
         return plan
 
+    def result_protocol(self, plan: Mapping[str, Any]) -> str:
+        """The fidelity a run asked by: "paper" (the published code's, as the paper's Table 3) or "corrected"."""
+        return str(plan.get("fidelity") or "")
+
     def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
         return {} if plan["temperature"] is None else {"temperature": plan["temperature"]}
 

@@ -189,6 +189,11 @@ class MoralBench(Instrument):
             raise PlanError("--top-k applies to --mode logprobs only")
         return plan
 
+    def result_protocol(self, plan: Mapping[str, Any]) -> str:
+        """The option order the items were asked in: "paper" (the published order, as the paper's tables) or
+        "counterbalanced"."""
+        return str(plan.get("option_order") or "")
+
     def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
         return {"temperature": plan["temperature"]}
 

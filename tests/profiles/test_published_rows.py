@@ -113,3 +113,18 @@ def test_the_downloads_carry_the_published_rows_marked(published, client):
 def test_a_model_known_only_from_a_paper_cannot_be_run(published):
     with pytest.raises(ApplicationError, match="known only from a paper's table"):
         run_start(instrument="virtuemap", model=LLMModel.objects.get(slug="paper/virtuemap/gpt"), plan={})
+
+
+def test_runs_name_the_protocol_the_papers_rows_are_compared_by():
+    from instruments import registry
+
+    assert registry.instrument("moralbench").result_protocol({"option_order": "paper"}) == "paper"
+    assert registry.instrument("moralbench").result_protocol({"option_order": "counterbalanced"}) == "counterbalanced"
+    assert registry.instrument("amaeval").result_protocol({"fidelity": "paper"}) == "paper"
+    assert registry.instrument("virtuemap").result_protocol({"protocol": "original"}) == "original"
+
+
+def test_a_moralbench_leaderboard_of_the_papers_rows_alone_is_comparable(published, client):
+    board = client.get("/leaderboards/moralbench.json").json()
+
+    assert board["protocols"] == ["paper"] and board["comparable"] is True
