@@ -39,6 +39,7 @@ run: $(STAMP) $(MO)
 	$(PY) manage.py load_instrument
 	$(PY) manage.py open_validation --first-time
 	$(PY) manage.py load_reference_profiles
+	$(PY) manage.py load_published_rows
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 # The production stack on one machine (gunicorn, Celery worker and beat); needs DATABASE_URL and REDIS_URL.

@@ -99,8 +99,12 @@ def run_start(
     integer, stored so the run can be reproduced. ``language`` may be any code of a supported language ("zh" for
     "zh-hans", `virtuemap_site.i18n.supported_language`) and is stored canonical. Raises ApplicationError for an
     unknown instrument, a language the instrument has no edition in (naming those it has), a plan the instrument
-    refuses, a negative budget, a plan that needs a judge without one, or an instrument whose items are not loaded.
+    refuses, a negative budget, a plan that needs a judge without one, an instrument whose items are not loaded, or a
+    model known only from a paper's table.
     """
+    for asked in (model, judge):
+        if asked is not None and asked.provider == LLMModel.Provider.PAPER:
+            raise ApplicationError(f"{asked.slug} is known only from a paper's table; it cannot be run")
     try:
         plugin = registry.instrument(instrument)
         plan = plugin.plan(plan or {}, model=model)
@@ -124,7 +128,7 @@ def run_start(
             model=model,
             judge=judge,
             instrument=plugin.slug,
-            instrument_version=plugin.identity.version,
+            instrument_version=plugin.edition_version(language),
             items_hash=plugin.items_hash(),
             language=language,
             label=label,

@@ -144,10 +144,10 @@ def _page_fragments_kept(settings):
 
 @pytest.fixture
 def published_models(instrument):
-    """The three reference profiles of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""
+    """The three-model sample of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""
     from instruments.virtuemap.records import reference_profiles_publish
 
-    return reference_profiles_publish()
+    return reference_profiles_publish(path=Path(__file__).resolve().parent / "data" / "reference_runs_sample.jsonl")
 
 
 @pytest.fixture

@@ -69,6 +69,7 @@ class Amaeval(Instrument):
         ),
     )
     profile_module = "instruments.amaeval.profile"
+    papers_module = "instruments.amaeval.papers"
     plan_options = (
         PlanOption(
             "part", "str", "both", "static (rate given reasoning), dynamic (generate, judged) or both.", choices=PARTS
@@ -187,6 +188,10 @@ class Amaeval(Instrument):
                     f"{plan['scenario_set']} set"
                 )
         return plan
+
+    def result_protocol(self, plan: Mapping[str, Any]) -> str:
+        """The fidelity a run asked by: "paper" (the published code's, as the paper's Table 3) or "corrected"."""
+        return str(plan.get("fidelity") or "")
 
     def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
         return {} if plan["temperature"] is None else {"temperature": plan["temperature"]}

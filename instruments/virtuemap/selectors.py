@@ -516,9 +516,17 @@ def run_records_export(*, runs: Iterable[Run] | None = None) -> Iterator[dict[st
 # --- published profiles ---------------------------------------------------------------------------------------
 
 
-def published_profile_list() -> QuerySet[Result]:
-    """Every published profile with its model, by model name. A model is published once it has a profile."""
-    return result_list(instrument=INSTRUMENT)
+def published_profile_list(*, with_paper_rows: bool = False) -> QuerySet[Result]:
+    """Every published profile with its model, by model name. A model is published once it has a profile. The
+    paper's Table 1 rows (source PAPER) only ``with_paper_rows``: the gallery and the nearest-model search show the
+    models measured here, the models API both."""
+    if not with_paper_rows:
+        return result_list(instrument=INSTRUMENT)
+    return (
+        Result.objects.filter(instrument=INSTRUMENT, language="en")
+        .select_related("model", "run")
+        .order_by("model__name", "model__slug")
+    )
 
 
 def published_profiles_in_other_languages() -> QuerySet[Result]:
@@ -532,7 +540,7 @@ def published_profiles_in_other_languages() -> QuerySet[Result]:
 
 
 def published_profile_get(*, slug: str) -> Result | None:
-    return published_profile_list().filter(model__slug=slug).first()
+    return published_profile_list(with_paper_rows=True).filter(model__slug=slug).first()
 
 
 def profile_scores(result: Result) -> dict[str, float | None]:
