@@ -256,6 +256,21 @@ class LocalBackend(Backend):
             latency_ms=latency_ms,
         )
 
+    def prefixes_forget(self) -> None:
+        """Empty the loaded model's context and state cache: the next call evaluates its whole prompt."""
+        llama, lock = _model(self.path, threads=self.config.local_threads)
+        with lock:
+            llama.whole_blocks = 0
+            if llama.state_cache is not None:
+                llama.state_cache.cache_state.clear()
+
+    def prefix_statistics(self) -> dict[str, int]:
+        """Since the model was loaded: calls, prompt tokens, and how many were evaluated, restored from the state
+        cache or kept from the context."""
+        llama, lock = _model(self.path, threads=self.config.local_threads)
+        with lock:
+            return dict(llama.prefix_stats)
+
     def first_token(
         self,
         messages: Sequence[Message],
