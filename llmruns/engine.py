@@ -7,8 +7,11 @@ one by one with a conditional update (PENDING → RUNNING, or RUNNING whose clai
 by a dead worker: a live worker renews its claims every quarter of the lease) and answered in a thread pool of the
 model's concurrency, paced by its rate limit. Threads only talk to the backend (through the instrument's response
 mode); every outcome is written by the calling thread as soon as it arrives, and only under the claim token it was
-claimed with. After each batch the plan decides whether to stop. All state is in the database, so a run interrupted
-anywhere resumes from what is stored: finished trials are never asked again, and no trial can exist twice.
+claimed with. A backend that keeps evaluated prompt prefixes (the embedded model) is handed a batch's trials sorted
+by their first request's messages, so those sharing a prefix follow each other (`trials_in_prefix_order`); others in
+the order they were created. After each batch the plan decides whether to stop. All state is in the database, so a
+run interrupted anywhere resumes from what is stored: finished trials are never asked again, and no trial can exist
+twice.
 
 Liveness. The run itself is claimed QUEUED → RUNNING, or RUNNING → RUNNING only when its heartbeat is older than
 LLMRUNS_SUITE_STALL_SECONDS (its worker died), so a duplicate message for a run a live worker holds does nothing.
