@@ -11,7 +11,8 @@ passes alternating for ``--repeats`` rounds:
 - ``virtuemap``: a VirtueMap suite of ``--virtuemap-runs`` runs (no regression);
 - ``moralbench``: MoralBench's MFQ-30 comparison set, generated answers in the paper's option order (no regression).
 
-Per workload it prints the median wall time of each pass over the rounds, the ratio, the median latency of a call,
+Per workload it prints the median wall time of each pass over the rounds, the ratio (and the ratio of the process's
+CPU time, steadier on a machine shared with other work), the median latency of a call,
 the prompt tokens evaluated, restored and kept, and whether every reply (each attempt's raw text) is identical in
 every pass; the load average before and after. Exit status 1 if a reply differs.
 
@@ -72,6 +73,7 @@ def _plans(options: argparse.Namespace) -> dict[str, tuple[str, dict, bool]]:
 @dataclass(frozen=True)
 class Pass:
     seconds: float
+    cpu_seconds: float
     replies: list[tuple]
     latencies_ms: list[float]
     tokens: dict[str, int]
@@ -98,12 +100,12 @@ def _pass(instrument: str, plan: dict, judged: bool, *, cache_mb: int, seed: int
     backend.prefixes_forget()
     before = backend.prefix_statistics()
     model = LLMModel.objects.get(slug="smollm2-135m")
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     run = run_start(
         instrument=instrument, model=model, judge=model if judged else None, plan=plan, seed=seed, enqueue=False
     )
     run = run_execute(run_id=run.pk)
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     if run.status != "finished":
         raise SystemExit(f"the {instrument} run did not finish: {run.stop_reason} {run.stop_detail}")
     after = backend.prefix_statistics()
@@ -115,7 +117,7 @@ def _pass(instrument: str, plan: dict, judged: bool, *, cache_mb: int, seed: int
     )
     latencies = [latency for latency in attempts.values_list("latency_ms", flat=True) if latency is not None]
     tokens = {key: after[key] - before[key] for key in ("calls", "prompt_tokens", "evaluated", "restored", "kept")}
-    return Pass(seconds, replies, latencies, tokens)
+    return Pass(seconds, cpu_seconds, replies, latencies, tokens)
 
 
 def _load() -> str:
@@ -137,20 +139,25 @@ def _workload(name: str, instrument: str, plan: dict, judged: bool, *, repeats: 
             result = _pass(instrument, plan, judged, cache_mb=cache_mb, seed=seed)
             passes[label].append(result)
             print(
-                f"  round {round_number} {label:7s} cache: {result.seconds:8.1f} s, median call "
+                f"  round {round_number} {label:7s} cache: {result.seconds:8.1f} s "
+                f"({result.cpu_seconds:.1f} s of CPU), median call "
                 f"{statistics.median(result.latencies_ms):8.0f} ms; {_tokens(result.tokens)}",
                 flush=True,
             )
     without = statistics.median(p.seconds for p in passes["without"])
     with_cache = statistics.median(p.seconds for p in passes["with"])
     ratio = without / with_cache
+    cpu_ratio = statistics.median(p.cpu_seconds for p in passes["without"]) / statistics.median(
+        p.cpu_seconds for p in passes["with"]
+    )
     reference = passes["without"][0].replies
     identical = all(p.replies == reference for label in passes for p in passes[label])
     target = TARGETS.get(name)
     verdict = f"target ≥ {target:g}×: {'met' if ratio >= target else 'NOT met'}" if target else "no regression wanted"
     print(
         f"  {name}: median {without:.1f} s without the cache, {with_cache:.1f} s with it — ratio {ratio:.2f}× "
-        f"({verdict}); {len(reference)} replies, identical in every pass: {'yes' if identical else 'NO'}",
+        f"({verdict}; of CPU time {cpu_ratio:.2f}×); {len(reference)} replies, identical in every pass: "
+        f"{'yes' if identical else 'NO'}",
         flush=True,
     )
     return identical
