@@ -50,8 +50,9 @@ test: $(STAMP) $(MO)
 	$(PY) -m pytest
 
 # The end-to-end runs of the embedded model that take longer than CI allows (marked slow); run them before a release.
+# None is marked at present: pytest's status 5 (no test selected) is not a failure here.
 test-slow: $(STAMP) $(MO)
-	$(PY) -m pytest -m slow
+	$(PY) -m pytest -m slow || [ $$? -eq 5 ]
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -304,6 +304,13 @@ LLMRUNS_PROVIDER_RETRIES = env.int("LLMRUNS_PROVIDER_RETRIES", default=8)
 LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
 # An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
 LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
+# The embedded model (llama.cpp in-process): CPU threads, and the memory (MiB) of evaluated prompt prefixes it keeps
+# so that a few-shot prompt's shared prefix is restored instead of evaluated again (0 keeps none; replies are the
+# same either way). One thread: on a shared or loaded machine llama.cpp's threads wait on one another (docs/models.md).
+LLMRUNS_EMBEDDED_THREADS = env.int("LLMRUNS_EMBEDDED_THREADS", default=1)
+LLMRUNS_EMBEDDED_STATE_CACHE_MB = env.int("LLMRUNS_EMBEDDED_STATE_CACHE_MB", default=1024)
+if LLMRUNS_EMBEDDED_THREADS < 1 or LLMRUNS_EMBEDDED_STATE_CACHE_MB < 0:
+    raise ValueError("LLMRUNS_EMBEDDED_THREADS must be at least 1 and LLMRUNS_EMBEDDED_STATE_CACHE_MB at least 0")
 # A running run's worker refreshes its heartbeat every few seconds. A queued or running run silent for longer than
 # this is queued again by celery beat (checked every LLMRUNS_SUITE_RESUME_INTERVAL seconds). The names keep their
 # first form ("suite") so existing deployments' settings stay valid.
