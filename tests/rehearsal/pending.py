@@ -1,0 +1,57 @@
+"""The checks that wait for features still being built: each is expected to fail (xfail, strict) exactly while the
+field or setting it needs does not exist, and becomes an ordinary check the moment it does. A check that passes
+while so marked fails the rehearsal (strict), so a mark cannot outlive its reason.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _missing_field(model, name: str) -> bool:
+    return not any(field.name == name for field in model._meta.get_fields())
+
+
+def _missing_setting(name: str) -> bool:
+    from django.conf import settings
+
+    return not hasattr(settings, name)
+
+
+def answer_language():
+    from instruments.virtuemap.models import ValidationResponse
+    from surveys.models import QuestionnaireAnswer
+
+    missing = _missing_field(QuestionnaireAnswer, "language") or _missing_field(ValidationResponse, "language")
+    return pytest.mark.xfail(
+        missing,
+        reason="waits for the language shown on every answer (QuestionnaireAnswer.language, "
+        "ValidationResponse.language)",
+        strict=True,
+    )
+
+
+def closed_study_code():
+    return pytest.mark.xfail(
+        _missing_setting("STUDY_COMPLETION_CODE_CLOSED"),
+        reason="waits for the closed-study page with its own code (setting STUDY_COMPLETION_CODE_CLOSED)",
+        strict=True,
+    )
+
+
+def aggregate_minimum():
+    return pytest.mark.xfail(
+        _missing_setting("PUBLIC_AGGREGATE_MIN_RESPONDENTS"),
+        reason="waits for the minimum of respondents behind a public aggregate (PUBLIC_AGGREGATE_MIN_RESPONDENTS)",
+        strict=True,
+    )
+
+
+def deletion_confirmation():
+    from surveys.forms import ReferenceForm
+
+    return pytest.mark.xfail(
+        "confirm" not in ReferenceForm.base_fields,
+        reason="waits for the confirmation before a withdrawal deletes (ReferenceForm's confirm field)",
+        strict=True,
+    )
