@@ -68,7 +68,7 @@ def site(pytestconfig) -> Site:
 
 
 def open_chinese_validation(site: Site) -> None:
-    """What a researcher runs to take the Chinese edition of the validation study (docs/operations.md)."""
+    """What a researcher runs to take the Chinese edition of the validation study (docs/instruments/virtuemap.md)."""
     command = [str(PYTHON), "manage.py", "open_validation", "--language", "zh-hans"]
     subprocess.run(command, cwd=ROOT, env=site.environment, check=True, capture_output=True)
 
