@@ -33,8 +33,8 @@ def answer_language():
 
 def closed_study_code():
     return pytest.mark.xfail(
-        _missing_setting("STUDY_COMPLETION_CODE_CLOSED"),
-        reason="waits for the closed-study page with its own code (setting STUDY_COMPLETION_CODE_CLOSED)",
+        _missing_setting("STUDY_COMPLETION_CODE_STUDY_CLOSED"),
+        reason="waits for the closed-study page with its own code (setting STUDY_COMPLETION_CODE_STUDY_CLOSED)",
         strict=True,
     )
 

@@ -81,10 +81,13 @@ def site_start(*, pace: Pace, size: int, port: int = 0) -> Site:
     environment = site_environment(directory=directory, port=port, pace=pace, size=size)
     log = directory / "server.log"
     with open(log, "w") as output:
-        subprocess.run(["make", "--no-print-directory", "setup"], cwd=ROOT, env=environment, check=True, stdout=output)
-        subprocess.run(
-            [str(PYTHON), "manage.py", "createsuperuser", "--noinput"], cwd=ROOT, env=environment, check=True
-        )
+        for command in (
+            ["make", "--no-print-directory", "setup"],
+            [str(PYTHON), "manage.py", "createsuperuser", "--noinput"],
+        ):
+            done = subprocess.run(command, cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT)
+            if done.returncode:
+                raise RuntimeError(f"{' '.join(command)} failed: {log.read_text()[-3000:]}")
     process = subprocess.Popen(
         [str(PYTHON), "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
         cwd=ROOT,
