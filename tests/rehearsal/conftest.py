@@ -16,22 +16,11 @@ from pathlib import Path
 
 import pytest
 
+# The suite's browser set-up (also DJANGO_ALLOW_ASYNC_UNSAFE, which Playwright's event loop needs for ORM calls).
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.rehearsal import pace as pacing
 from tests.rehearsal.cast import STUDIES, Kind, Record, cast
 from tests.rehearsal.site import PYTHON, ROOT, Site, site_start
-
-# Playwright runs its own event loop in this thread; Django refuses ORM calls from such a thread unless told.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def pytest_configure(config: pytest.Config) -> None:

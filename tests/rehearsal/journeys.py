@@ -17,12 +17,11 @@ import urllib.request
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from tests.browser.conftest import DESKTOP, PHONE
 from tests.form_as_sent import form_as_sent
 from tests.rehearsal.cast import Journey, Kind, Record
 from tests.rehearsal.pace import Pace
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
 
 START = {
@@ -83,6 +82,8 @@ def start_url(journey: Journey) -> str:
 def shown_language(page, study: str) -> str:
     """The language of the item's own text on the page: zh-hans when it is written in Chinese characters."""
     text = page.locator(ITEM_TEXT[study]).evaluate_all(ITEM_TEXTS)
+    if not text.strip():
+        raise AssertionError(f"no item text ({ITEM_TEXT[study]}) on {page.url}")
     return "zh-hans" if CJK.search(text) else "en"
 
 
