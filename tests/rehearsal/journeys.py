@@ -95,23 +95,20 @@ def consent(pilot: Pilot, page, record: Record) -> None:
         link = page.locator('a[href^="/study/consent/"]')
         if not link.count():
             return
-        link.first.click()
+        submit(page, link.first)
     if not page.locator("#id_agree").count():
         return
     pilot.pace.read(page, pilot.rng)
     page.locator("#id_agree").check()
-    page.locator('button[name="accept"]').click()
-    page.wait_for_load_state()
+    submit(page, page.locator('button[name="accept"]'))
     if page.locator("#id_agree").count():
         record.notes.append(f"consent refused: {page.locator('.form-error, .field-error').all_inner_texts()}")
         return
     record.consented = True
     if journey.study == "validation" and page.locator('button[name="skip"]').count():
-        page.locator('button[name="skip"]').click()
-        page.wait_for_load_state()
+        submit(page, page.locator('button[name="skip"]'))
     if journey.study == "profiling" and not page.locator(".ranking-item").count():
-        page.locator('a[href*="/profile/dilemmas/"]').first.click()
-        page.wait_for_load_state()
+        submit(page, page.locator('a[href*="/profile/dilemmas/"]').first)
     reference = page.locator("[data-participant-reference] .reference")
     record.reference = reference.first.inner_text() if reference.count() else ""
 
@@ -137,6 +134,7 @@ def move_up(page, letter: str, times: int = 1) -> None:
 
 
 def submit(page, button) -> None:
+    """Press the button (or follow the link) and wait for the page it leads to."""
     with page.expect_navigation():
         button.click()
 
@@ -183,14 +181,14 @@ def keep_completion(page, record: Record) -> None:
     code = page.locator(".completion-code")
     if code.count():
         record.completion_code = code.first.inner_text().strip()
-    link = page.locator("[data-panel-redirect], [data-panel-return] a")
-    if link.count():
-        record.return_link = link.first.get_attribute("href") or ""
+        # The way back is a link to the panel that carries the code (STUDY_PANEL_REDIRECT_URL's {code}).
+        link = page.locator(f'a[href*="cc={record.completion_code}"]')
+        if link.count():
+            record.return_link = link.first.get_attribute("href") or ""
 
 
 def switch_language(page, language: str) -> None:
-    page.locator(f'nav.language-switch a[hreflang="{language}"]').click()
-    page.wait_for_load_state()
+    submit(page, page.locator(f'nav.language-switch a[hreflang="{language}"]'))
 
 
 def reference_page(pilot: Pilot, record: Record, action: str):

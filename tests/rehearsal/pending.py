@@ -55,3 +55,23 @@ def deletion_confirmation():
         reason="waits for the confirmation before a withdrawal deletes (ReferenceForm's confirm field)",
         strict=True,
     )
+
+
+def study_exports():
+    """Every instrument people take has a CSV export in admin, in its own app or the shared questionnaire's."""
+    from django.contrib import admin
+
+    from instruments import registry
+
+    apps = {
+        export.permission.partition(".")[0]
+        for model_admin in admin.site._registry.values()
+        for export in getattr(model_admin, "exports", ())
+    }
+    instruments = {registry.study(study).instrument for study in registry.studies()}
+    missing = sorted(instruments - apps) if "surveys" not in apps else []
+    return pytest.mark.xfail(
+        bool(missing),
+        reason=f"waits for the CSV export of every study's answers (none yet for {', '.join(missing)})",
+        strict=True,
+    )
