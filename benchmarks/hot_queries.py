@@ -42,7 +42,7 @@ from django.utils import timezone, translation  # noqa: E402
 
 from instruments.virtuemap import selectors, validation  # noqa: E402
 from instruments.virtuemap.forms import RANKING_TEMPLATE, RankingForm  # noqa: E402
-from instruments.virtuemap.plugin import VALIDATION  # noqa: E402
+from instruments.virtuemap.studies import VALIDATION  # noqa: E402
 from surveys.services import respondent_consent  # noqa: E402
 from virtuemap_site.sessions import SessionStore  # noqa: E402
 

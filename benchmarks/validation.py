@@ -51,9 +51,9 @@ from django.conf import settings  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from instruments.virtuemap.models import KeyCandidate, ValidationResponse  # noqa: E402
-from instruments.virtuemap.plugin import VALIDATION  # noqa: E402
 from instruments.virtuemap.selectors import key_count_drift  # noqa: E402
 from instruments.virtuemap.services import instrument_load_file  # noqa: E402
+from instruments.virtuemap.studies import VALIDATION  # noqa: E402
 from instruments.virtuemap.validation import validation_next_assignment, validation_open, validation_response_submit  # noqa: E402
 from surveys.services import consent_text_install_defaults, respondent_consent  # noqa: E402
 

@@ -92,6 +92,28 @@ def _same_language(one: str, other: str) -> bool:
     return one.lower().split("-")[0] == other.lower().split("-")[0]
 
 
+def items_edition(identity: Identity, language: str) -> str:
+    """The edition (one of ``identity.languages``) whose items a study in ``language`` shows: the one in that language,
+    else the instrument's first (an English-only instrument's items are in English whatever the interface's)."""
+    return next((code for code in identity.languages if _same_language(language, code)), identity.languages[0])
+
+
+def edition_kept_notice(edition: str) -> str:
+    """A sentence, in the interface's language, for a respondent whose interface is no longer in the language of their
+    study's ``edition`` (they switched mid-study): the items stay in that edition, and how to take the study in the
+    interface's language instead. "" while the interface is in the edition's language."""
+    current = translation.get_language() or "en"
+    if _same_language(current, edition):
+        return ""
+    return gettext(
+        "You started this study in %(edition)s, so its items stay in %(edition)s and your answers count for that "
+        "edition. To take it in %(language)s instead, withdraw (this deletes your answers) and start again."
+    ) % {
+        "edition": ITEM_LANGUAGE_NAMES.get(edition, edition),
+        "language": ITEM_LANGUAGE_NAMES.get(current.lower(), current),
+    }
+
+
 def items_language_notice(identity: Identity) -> str:
     """A sentence, in the interface's language, saying which language an instrument's items are in when the
     interface's language is not one of them (``identity.languages``): a Chinese page of an English-only instrument says
@@ -673,24 +695,10 @@ class Instrument:
         return report(slug) if report else None
 
     def person_summary(self, request: Any) -> Mapping[str, Any] | None:
-        """This browser's answers to the instrument as a result summary (`Questionnaire.subject_summary`), for the
-        person's own cross-instrument page; None when they have taken none of its questionnaires. Answers are read
-        where they are: stored only for a respondent who consented; nothing is stored here."""
-        from surveys.questionnaire import questionnaire_answers, questionnaire_session_get
-        from surveys.selectors import respondent_by_id
-        from surveys.web import respondent_session_key
-
-        for study in self.studies:
-            questionnaire = self.questionnaire(study.slug)
-            respondent_id = request.session.get(respondent_session_key(study.slug))
-            if questionnaire is None or not respondent_id:
-                continue
-            respondent = respondent_by_id(respondent_id=respondent_id, study=study.slug)
-            session = questionnaire_session_get(respondent=respondent)
-            if session is not None:
-                items, answers = questionnaire_answers(session=session)
-                if answers:
-                    return questionnaire.subject_summary(items, answers)
+        """This browser's own result summary for the person's cross-instrument page when the instrument keeps it
+        somewhere other than the shared questionnaire's stored answers (VirtueMap: the profiling questionnaire's
+        signed cookie); None to let the people layer summarise the answers stored by the shared questionnaire
+        (`surveys.questionnaire.person_questionnaire_summary`)."""
         return None
 
     # --- people ----------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ def navigation_links(path: str) -> list[NavigationLink]:
         (_("Take part"), reverse("study-landing"), True),
         (_("Profile yourself"), reverse("profile-start"), False),
         (_("Models"), reverse("model-gallery"), False),
+        (_("Leaderboards"), reverse("leaderboards"), False),
         *(
             (plugin.identity.display_name, plugin.page_url, False)
             for plugin in registry.instruments()

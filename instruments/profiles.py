@@ -20,6 +20,7 @@ from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, Pr
 from llmruns.models import LLMModel, Result, Run
 from llmruns.results import CurrentDependencies, result_is_stale
 from scoring.compare import Sample, column_summary, mean_interval, sample_differences
+from surveys.questionnaire import person_questionnaire_summary
 
 # At most this many subjects on one comparison (the issue's limit: the overlaid pictures stay readable).
 COMPARE_MAX = 6
@@ -224,7 +225,7 @@ def person_subject(request: Any) -> tuple[Subject, dict[str, FigureContext]]:
     the figure contexts of those instruments."""
     summaries = {}
     for plugin in registry.instruments():
-        summary = plugin.person_summary(request)
+        summary = plugin.person_summary(request) or person_questionnaire_summary(plugin, request)
         if summary:
             summaries[plugin.slug] = summary
     contexts = figure_contexts(list(summaries))

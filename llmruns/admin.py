@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -40,6 +41,15 @@ CHANGE_RUNS = "llmruns.change_run"
 CHANGE_RESULTS = "llmruns.change_result"
 
 
+def _started_message(run: Run, model: LLMModel) -> str:
+    where = (
+        "in the background of this server process; its page shows the progress (reload it)"
+        if settings.LLM_RUNS_IN_BACKGROUND
+        else "for a Celery worker; its page shows the progress once a worker takes it"
+    )
+    return f"Run {run.pk} ({run.instrument}) of {model} queued {where} (seed {run.seed})."
+
+
 def _start_action(slug: str, description: str) -> Callable[..., None]:
     @admin_action(permission=CHANGE_RUNS, description=description)
     def start(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[LLMModel]) -> None:
@@ -49,7 +59,7 @@ def _start_action(slug: str, description: str) -> Callable[..., None]:
             except ApplicationError as error:
                 modeladmin.message_user(request, f"{model}: {error.message}", messages.ERROR)
             else:
-                modeladmin.message_user(request, f"Run {run.pk} ({slug}) of {model} queued (seed {run.seed}).")
+                modeladmin.message_user(request, _started_message(run, model))
 
     start.__name__ = f"start_{slug}"
     return start

@@ -39,6 +39,7 @@ from django.views.decorators.debug import sensitive_variables
 from instruments import registry
 from instruments.base import Answer, AnswerStatus, Instrument, PlanError, RunContext, Stop
 from llmruns.backends import Backend, BackendConfig, BackendError, backend_for
+from llmruns.background import run_in_background
 from llmruns.models import Attempt, LLMModel, Run, Trial
 from llmruns.modes import Asker, ResponseMode, TrialWork
 from llmruns.ratelimit import RateLimiter
@@ -148,8 +149,13 @@ RUN_TASK = "llmruns.tasks.run_task"
 
 
 def _enqueue(run: Run) -> None:
-    run_id = run.pk
-    transaction.on_commit(lambda: current_app.signature(RUN_TASK, args=(run_id,)).delay())
+    """After commit, send the run's task to a Celery worker, or, where tasks execute in-process and
+    LLM_RUNS_IN_BACKGROUND is on (the embedded defaults), to the process's background thread (`background`)."""
+    task = current_app.signature(RUN_TASK, args=(run.pk,))
+    if settings.LLM_RUNS_IN_BACKGROUND:
+        transaction.on_commit(lambda: run_in_background(task.apply))
+    else:
+        transaction.on_commit(task.delay)
 
 
 # --- execute --------------------------------------------------------------------------------------------------

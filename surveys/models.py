@@ -242,6 +242,11 @@ class QuestionnaireAnswer(models.Model):
     item = models.JSONField(help_text="The item as shown (a copy of its sequence entry).")
     value = models.JSONField(help_text="The answer as the instrument read it.")
     time_on_item_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    language = models.CharField(
+        max_length=16,
+        help_text="The edition (language) the item was shown in: the instrument's edition of the consent's language "
+        "(`instruments.base.items_edition`), kept for the whole study.",
+    )
     answered_at = models.DateTimeField()
     replaced = models.JSONField(
         default=list,

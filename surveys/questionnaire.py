@@ -21,8 +21,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from instruments import registry
-from instruments.base import AnswerRejected, Questionnaire
+from instruments.base import AnswerRejected, Instrument, Questionnaire, items_edition
 from surveys.models import QuestionnaireAnswer, QuestionnaireSession, Respondent
+from surveys.selectors import respondent_by_id
+from surveys.web import respondent_session_key
 from virtuemap_site.errors import ApplicationError
 
 
@@ -71,6 +73,24 @@ def questionnaire_answers(*, session: QuestionnaireSession) -> tuple[list[dict],
 
 
 @transaction.atomic
+def person_questionnaire_summary(instrument: Instrument, request: Any) -> Mapping[str, Any] | None:
+    """This browser's answers to ``instrument``'s shared questionnaires as a result summary
+    (`Questionnaire.subject_summary`), for the person's own cross-instrument page; None when they have answered none.
+    Answers are read where they are: stored only for a respondent who consented; nothing is stored here."""
+    for study in instrument.studies:
+        questionnaire = instrument.questionnaire(study.slug)
+        respondent_id = request.session.get(respondent_session_key(study.slug))
+        if questionnaire is None or not respondent_id:
+            continue
+        respondent = respondent_by_id(respondent_id=respondent_id, study=study.slug)
+        session = questionnaire_session_get(respondent=respondent)
+        if session is not None:
+            items, answers = questionnaire_answers(session=session)
+            if answers:
+                return questionnaire.subject_summary(items, answers)
+    return None
+
+
 def questionnaire_session_start(
     *, respondent: Respondent, options: Mapping[str, Any] | None = None, seed: int | None = None
 ) -> QuestionnaireSession:
@@ -96,6 +116,13 @@ def questionnaire_session_start(
         design=design,
         sequence=sequence,
     )
+
+
+def questionnaire_edition(*, session: QuestionnaireSession) -> str:
+    """The edition (language) whose items the session shows, for the whole study: the instrument's edition of the
+    language the respondent consented in (`instruments.base.items_edition`). Switching the interface's language
+    mid-study changes the interface only; every answer records this edition."""
+    return items_edition(registry.instrument(session.instrument).identity, session.respondent.language)
 
 
 def _session_locked(session: QuestionnaireSession, position: Any) -> QuestionnaireSession:
@@ -136,6 +163,7 @@ def questionnaire_answer_submit(
     otherwise). The last answer completes the session and the respondent. A position that does not exist or an
     answer the instrument cannot read is an ApplicationError (400) and stores nothing. ``time_on_item_ms`` (the page
     script's) is stored when plausible (`plausible_time_on_item`: no longer than since the answer before), else None.
+    The answer records the edition its item was shown in (`questionnaire_edition`).
     """
     locked = _session_locked(session, position)
     item = locked.sequence[position - 1]
@@ -170,6 +198,7 @@ def questionnaire_answer_submit(
                 item=item,
                 value=value,
                 time_on_item_ms=plausible_time_on_item(time_on_item_ms, shown_after=shown_after, now=now),
+                language=questionnaire_edition(session=locked),
                 answered_at=now,
             )
     except IntegrityError:

@@ -13,10 +13,12 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from instruments.base import AnswerRejected, Questionnaire
+from instruments import registry
+from instruments.base import AnswerRejected, Questionnaire, edition_kept_notice, items_edition
 from instruments.registry import UnknownInstrument
 from surveys import questionnaire as services
 from surveys import selectors
@@ -28,6 +30,7 @@ from surveys.services import (
     panel_return_url,
     respondent_finished_for_arrival,
     respondent_outcome_code,
+    study_closed_return,
 )
 from surveys.web import (
     consent_from_form,
@@ -126,6 +129,8 @@ def questionnaire_start(request: HttpRequest, study: str) -> HttpResponse:
         "options": options,
         "ready": ready,
         "design_error": design_error,
+        # Not open: a panel arrival gets the study-closed code and the way back rather than a dead end.
+        **({} if ready or design_error else study_closed_return(params=request.POST or request.GET)),
     }
     failed = request.method == "POST" or design_error is not None
     return render(request, "surveys/questionnaire/start.html", context, status=400 if failed else 200)
@@ -167,6 +172,7 @@ def questionnaire_item(request: HttpRequest, study: str) -> HttpResponse:
     context = {
         **_base_context(request, study, questionnaire),
         **questionnaire.item_context(item),
+        "edition_kept": _edition_kept(session),
         "position": position,
         "total": len(session.sequence),
         "answered": next_position - 1,
@@ -176,6 +182,14 @@ def questionnaire_item(request: HttpRequest, study: str) -> HttpResponse:
         "error": error,
     }
     return render(request, "surveys/questionnaire/item.html", context, status=400 if error else 200)
+
+
+def _edition_kept(session: QuestionnaireSession) -> str:
+    """The notice for a respondent whose interface is now in a language the instrument has other items in than their
+    study's edition (they switched mid-study): the items stay in that edition (`edition_kept_notice`)."""
+    identity = registry.instrument(session.instrument).identity
+    edition = services.questionnaire_edition(session=session)
+    return edition_kept_notice(edition) if items_edition(identity, get_language() or edition) != edition else ""
 
 
 def _next_item_url(request: HttpRequest, study: str, session: QuestionnaireSession, *, after: int | None) -> str:

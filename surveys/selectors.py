@@ -84,6 +84,16 @@ class StudyInformation:
     length: StudyLength | None
 
 
+def study_length(
+    *, study: str, options: Mapping[str, Any] | None = None, language: str | None = None
+) -> StudyLength | None:
+    """How many pages ``study`` asks of a respondent (under the link's design ``options``) and about how many minutes:
+    the one computation behind every page, sheet and API that states a study's length (its instrument's
+    `study_length`). ``language``: that of the consent text the respondent reads (None: this request's)."""
+    declared = registry.study(study)
+    return registry.instrument(declared.instrument).study_length(study, options or {}, language=language)
+
+
 def study_information(*, text: ConsentText, options: Mapping[str, Any] | None = None) -> StudyInformation:
     """The details of ``text``'s study: each of researcher, institution, contact and ethics reference from the text,
     else from its setting (STUDY_RESEARCHER, …); the number of pages and the time from the instrument's
@@ -91,6 +101,5 @@ def study_information(*, text: ConsentText, options: Mapping[str, Any] | None = 
     details = {
         name: getattr(text, name) or getattr(settings, f"STUDY_{name.upper()}") for name in ConsentText.DETAIL_FIELDS
     }
-    study = registry.study(text.study)
-    length = registry.instrument(study.instrument).study_length(text.study, options or {}, language=text.language)
+    length = study_length(study=text.study, options=options, language=text.language)
     return StudyInformation(**details, length=length)

@@ -126,8 +126,23 @@ def token_hash(token: str) -> str:
 
 
 def completion_code_for(*, outcome: str) -> str:
-    """The completion code of an outcome: "completed", "no_consent" or "failed_checks"."""
+    """The completion code of an outcome: "completed", "no_consent", "failed_checks" or "study_closed"."""
     return getattr(settings, f"STUDY_COMPLETION_CODE_{outcome.upper()}")
+
+
+def study_closed_return(*, params: Mapping[str, Any] | None = None, respondent: Respondent | None = None) -> dict:
+    """For a panel participant whom a study has nothing for (closed in their language, or nothing left to serve them):
+    the study-closed code (`STUDY_COMPLETION_CODE_STUDY_CLOSED`) and the panel's return link, as
+    {"completion_code", "redirect_url"}; {} for anyone else. A panel arrival is read from the link's ``params``
+    (unreadable ones are none), or is a ``respondent`` who came from a panel."""
+    try:
+        panel = respondent.panel if respondent is not None else panel_arrival_from_params(params or {})
+    except ApplicationError:
+        panel = None
+    if not panel:
+        return {}
+    code = completion_code_for(outcome="study_closed")
+    return {"completion_code": code, "redirect_url": panel_return_url(code=code)}
 
 
 def panel_return_url(*, code: str) -> str:

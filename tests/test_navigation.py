@@ -46,6 +46,7 @@ def test_every_page_has_the_site_links_then_each_instrument_with_a_page(client, 
         ("/study/", "Take part"),
         ("/profile/", "Profile yourself"),
         ("/models/", "Models"),
+        ("/leaderboards/", "Leaderboards"),
         *((plugin.page_url, plugin.identity.name) for plugin in registry.instruments() if plugin.page_url),
     ]
     assert ("/transitivity/", "Transitivity test") in expected and ("/amaeval/", "AMAeval") in expected

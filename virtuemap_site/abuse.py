@@ -190,7 +190,8 @@ def _refuse_unshared_counters() -> None:
 
 def rate_limited(scope: str, rate_setting: str) -> Callable:
     """View decorator: POSTs over the rate in `settings.<rate_setting>` (a lab's own allowance for a client in
-    STUDY_LAB_NETWORKS, `client_rate`) get a friendly 429 page, nothing else.
+    STUDY_LAB_NETWORKS, `client_rate`) get a friendly 429 page, nothing else: it offers to send the same fields
+    again once the wait is over, so an answer refused for speed is never lost.
 
     GETs are never limited, so a limited person can still read the page, withdraw, or come back later.
     """
@@ -205,7 +206,9 @@ def rate_limited(scope: str, rate_setting: str) -> Callable:
                 client_scope, rate = client_rate(request, scope=scope, rate_setting=rate_setting)
                 wait = rate_limit_wait(request, scope=client_scope, rate=rate)
                 if wait is not None:
-                    response = render(request, "429.html", {"wait_seconds": wait}, status=429)
+                    resubmit = [(name, value) for name in request.POST for value in request.POST.getlist(name)]
+                    context = {"wait_seconds": wait, "resubmit": resubmit}
+                    response = render(request, "429.html", context, status=429)
                     response["Retry-After"] = str(wait)
                     return response
             return view(request, *args, **kwargs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from datetime import datetime
 from typing import Any
 
@@ -52,17 +53,26 @@ class AnonymousPostThrottle(throttling.AnonRateThrottle):
 
 
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, which also refuses (400) a document nested deeper than Python's parser can follow.
-
-    `json` raises RecursionError rather than ValueError for `[[[[…` a hundred thousand levels deep, and DRF
-    only turns ValueError into a parse error.
-    """
+    """DRF's JSON parser, saying in words a client can act on what is wrong with a body that is not JSON: "Malformed
+    JSON" with where reading stopped (a truncated body ends early), instead of the parser's own message; and refusing
+    (400) a document nested deeper than Python's parser can follow, for which `json` raises RecursionError rather than
+    the ValueError DRF turns into a parse error."""
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise exceptions.ParseError("JSON parse error - the document is nested too deeply.") from None
+            raise exceptions.ParseError("Malformed JSON: the document is nested too deeply.") from None
+        except exceptions.ParseError as error:
+            cause = error.__cause__ or error.__context__
+            if isinstance(cause, json.JSONDecodeError):
+                message = (
+                    f"Malformed JSON: {cause.msg.lower()} at line {cause.lineno}, column {cause.colno}"
+                    " (a body cut short ends early); send one complete JSON document."
+                )
+            else:
+                message = f"Malformed JSON: {cause or error.detail}."
+            raise exceptions.ParseError(message) from None
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -8,11 +8,14 @@ a form error. Nothing else is caught: a bug stays a 500.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from django.views.debug import SafeExceptionReporterFilter
 
@@ -63,8 +66,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]):
 def not_found(request, exception=None):
     """The site's 404: under /api/ the API's JSON error shape (a program asked), elsewhere Django's HTML page.
 
-    Installed as `handler404`, so it answers every path no URL pattern matches (with DEBUG off; with DEBUG on Django
-    shows its technical page instead) after APPEND_SLASH has had its chance to redirect.
+    Installed as `handler404`, so it answers every path no URL pattern matches after APPEND_SLASH has had its
+    chance to redirect; with DEBUG on (`make run`), `NotFoundEvenInDebugMiddleware` calls it where Django would show
+    its technical page.
     """
     from django.views.defaults import page_not_found
 
@@ -120,3 +124,29 @@ class AnonymousExceptionReporterFilter(SafeExceptionReporterFilter):
             meta.pop(key, None)
         # runserver copies the process environment into META; a key in a variable of any name is hidden too.
         return {key: redact_secrets(value) if isinstance(value, str) else value for key, value in meta.items()}
+
+
+class NotFoundEvenInDebugMiddleware:
+    """With DEBUG on, as under `make run`, answer "not found" as production does (`not_found`: the site's translated
+    page, or the API's JSON error under /api/) instead of Django's technical page, which a researcher trying the
+    platform would otherwise meet for every mistyped address and every API client would fail to parse. With DEBUG
+    off it does nothing: Django calls `handler404` itself.
+
+    It sits inside CommonMiddleware, which still redirects a path missing its slash, since the answer is a 404.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if settings.DEBUG:
+            try:
+                resolve(request.path_info, getattr(request, "urlconf", None))
+            except Resolver404 as exception:
+                return not_found(request, exception)
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if settings.DEBUG and isinstance(exception, Http404):
+            return not_found(request, exception)
+        return None

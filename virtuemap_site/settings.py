@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "virtuemap_site.i18n.LanguageFromLinkMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # With DEBUG on (make run), "not found" answers as in production: the site's page, or JSON under /api/.
+    "virtuemap_site.errors.NotFoundEvenInDebugMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -93,7 +95,11 @@ TEMPLATES = [
                 "instruments.context_processors.navigation",
                 "virtuemap_site.i18n.language_switch",
             ],
-            "builtins": ["virtuemap_site.template_tags"],
+            "builtins": [
+                "virtuemap_site.template_tags",
+                "llmruns.templatetags.llmruns_tags",
+                "instruments.virtuemap.templatetags.virtuemap_tags",
+            ],
         },
     },
 ]
@@ -154,7 +160,7 @@ CACHES["fragments"] = {
 PROFILE_CACHE_SECONDS = env.int("PROFILE_CACHE_SECONDS", default=30)
 # With a shared cache (Redis), how often at most a process asks it whether another process changed that data (and
 # the instrument's texts): a change elsewhere reaches its scores and pages within this many seconds. Asking on every
-# request cost a score request a third of its time (docs/performance.md, the eighth pass).
+# request cost a score request a third of its time (docs/performance.md, the score API).
 SNAPSHOT_CHECK_SECONDS = env.float("SNAPSHOT_CHECK_SECONDS", default=1.0)
 
 # --- REST API (Django REST framework, drf-spectacular, django-cors-headers) -----------------------------
@@ -252,6 +258,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# Where tasks execute in-process, a run started from admin (or the API) runs in a background thread of the process,
+# so the request returns at once and the run's page shows its progress (llmruns/background.py); off, it runs inside
+# the request that started it.
+LLM_RUNS_IN_BACKGROUND = env.bool("LLM_RUNS_IN_BACKGROUND", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -378,6 +388,9 @@ KEY_REVIEW_MIN_ITEM_SECONDS = env.float("KEY_REVIEW_MIN_ITEM_SECONDS", default=4
 STUDY_COMPLETION_CODE_COMPLETED = env.str("STUDY_COMPLETION_CODE_COMPLETED", default="VM-COMPLETED")
 STUDY_COMPLETION_CODE_NO_CONSENT = env.str("STUDY_COMPLETION_CODE_NO_CONSENT", default="VM-NOCONSENT")
 STUDY_COMPLETION_CODE_FAILED_CHECKS = env.str("STUDY_COMPLETION_CODE_FAILED_CHECKS", default="VM-FAILEDCHECKS")
+# A panel arrival whom the study has nothing for (closed in their language, or nothing left to serve them): paid for
+# their time under a code of its own, so the panel can tell them apart from people who completed.
+STUDY_COMPLETION_CODE_STUDY_CLOSED = env.str("STUDY_COMPLETION_CODE_STUDY_CLOSED", default="VM-STUDYCLOSED")
 STUDY_PANEL_REDIRECT_URL = env.str(
     "STUDY_PANEL_REDIRECT_URL", default="https://app.prolific.com/submissions/complete?cc={code}"
 )

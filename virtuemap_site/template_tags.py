@@ -1,4 +1,5 @@
-"""Template tags every page may use without ``{% load %}`` (registered as TEMPLATES builtins)."""
+"""Template tags every page may use without ``{% load %}`` (registered as TEMPLATES builtins): the site's own;
+the run engine's and each instrument's are in their apps' ``templatetags``, registered beside these."""
 
 from __future__ import annotations
 
@@ -40,36 +41,11 @@ def scroll_region(parser: Parser, token: Token) -> ScrollRegionNode:
     return ScrollRegionNode(nodelist)
 
 
-@register.filter(name="item_text")
-def item_text_filter(row: object, field: str) -> str:
-    """``{{ dilemma|item_text:"title" }}``: an instrument item's text in the request's language, English where its
-    edition has none (`instruments.virtuemap.editions.item_text`, the one accessor of item texts)."""
-    from instruments.virtuemap.editions import item_text
-
-    return item_text(row, field)
-
-
 @register.filter(name="translated")
 def translated_filter(record: dict, key: str) -> str:
     """``{{ flag|translated:"reason" }}``: a sentence scoring returned, in the request's language
     (`virtuemap_site.i18n.translated`)."""
     return translated(record, key)
-
-
-@register.filter
-def run_status(code: str) -> str:
-    """``{{ run.status|run_status }}``: a run's status in words, in the request's language (the code if unknown)."""
-    from llmruns.models import Run
-
-    return _choice_label(Run.Status, code)
-
-
-@register.filter
-def result_source(code: str) -> str:
-    """``{{ row.source|result_source }}``: where a result came from, in words (the code if unknown)."""
-    from llmruns.models import Result
-
-    return _choice_label(Result.Source, code)
 
 
 @register.filter
@@ -87,27 +63,3 @@ def iso_datetime(text: str | None) -> datetime | None:
     """``{{ run.finished_at|iso_datetime|date }}``: a moment stored as ISO 8601 text (a run's record, as the API
     gives it) as a datetime, so Django's ``date`` filter writes it the way the request's language writes dates."""
     return parse_datetime(text) if text else None
-
-
-def _choice_label(choices, code: str) -> str:
-    try:
-        return str(choices(code).label)
-    except ValueError:
-        return code
-
-
-@register.simple_tag
-def ranking(form: object, legend: str, intro: str = "") -> str:
-    """``{% ranking form legend intro %}``: the ranking component of a RankingForm (`RankingForm.component_html`,
-    which renders components/ranking.html, once per process for a form not yet answered)."""
-    return form.component_html(legend=legend, intro=intro)
-
-
-@register.inclusion_tag("virtuemap/_edition_notice.html")
-def edition_notice() -> dict[str, object]:
-    """``{% edition_notice %}``: on a page showing VirtueMap's items in a translated edition, that the translation is
-    the project's own and that its keys are not yet validated in that language; nothing in English."""
-    from instruments.virtuemap.editions import ENGLISH, edition_keys_validated, edition_language
-
-    edition = edition_language()
-    return {"show": edition != ENGLISH, "validated": edition_keys_validated(edition)}

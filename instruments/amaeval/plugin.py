@@ -20,6 +20,7 @@ from instruments.amaeval import items as amaeval_items
 from instruments.amaeval.chain import JUDGE_MODES, RUBRIC, AmaevalMode
 from instruments.amaeval.consent import AMAEVAL_CONSENT, AMAEVAL_CONSENT_ZH
 from instruments.amaeval.items import CORRECTED, FIDELITIES, PAPER, RatingItem, task_split
+from instruments.amaeval.studies import STUDY
 from instruments.base import (
     AnswerStatus,
     Identity,
@@ -39,8 +40,6 @@ PARTS = ("both", "static", "dynamic")
 # Under the corrected fidelity a run samples greedily unless the plan says otherwise.
 CORRECTED_TEMPERATURE = 0.0
 GENERATION_TOKENS = 1000
-# The study people rate reasoning in (`questionnaire.AmaevalQuestionnaire`).
-STUDY = "amaeval"
 
 
 class Amaeval(Instrument):

@@ -24,7 +24,8 @@ from instruments import registry
 from instruments.amaeval import reports, selectors
 from instruments.amaeval.items import TASKS, task_split
 from instruments.amaeval.models import Scenario
-from instruments.base import AnswerRejected, Presented, Questionnaire, StudyLength, items_language_notice
+from instruments.amaeval.studies import STUDY
+from instruments.base import AnswerRejected, Presented, Questionnaire, items_language_notice
 from scoring.amaeval import PersonRating, people_metrics
 
 ITEMS_PER_TASK = 10
@@ -58,8 +59,14 @@ TASK2_OPTIONS = {
 }
 
 
-def _shown(rating: Any) -> str:
-    return "N/A" if rating == "n/a" else str(rating)
+def _shown(rating: Any, task: int) -> str:
+    """A rating as the results table writes it: task 1's 1–4 or N/A; task 2's 1 and 0 in words ("Correct",
+    "Incorrect"), as the respondent chose them; anything else (an annotator's "bad") as recorded."""
+    if rating == "n/a":
+        return "N/A"
+    if task == 2 and str(rating) in {"0", "1"}:
+        return str(TASK2_OPTIONS[int(rating)][0])
+    return str(rating)
 
 
 def _items_language() -> str:
@@ -99,9 +106,11 @@ class AmaevalQuestionnaire(Questionnaire):
         return sequence, {"items_per_task": ITEMS_PER_TASK}
 
     def intro_context(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        count = ITEMS_PER_TASK * len(TASKS)
-        # The same estimate as the information sheet's (Instrument.study_length).
-        minutes = StudyLength(items=count, seconds_per_item=self.seconds_per_item).minutes
+        from surveys.selectors import study_length
+
+        # The same estimate as the information sheet's: one computation (surveys.selectors.study_length).
+        length = study_length(study=STUDY, options=options)
+        minutes = length.minutes if length else 0
         return {"items_per_task": ITEMS_PER_TASK, "minutes": minutes, "items_language": _items_language()}
 
     def item_context(self, item: Mapping[str, Any]) -> dict[str, Any]:
@@ -142,15 +151,17 @@ class AmaevalQuestionnaire(Questionnaire):
                 continue
             mine = selectors.rating_class(item["task"], answer["rating"])
             ratings.append(PersonRating("me", item["task"], known.gold, mine))
-            annotators = [_shown(score) for score in (known.score, known.additional_score) if score is not None]
+            annotators = [
+                _shown(score, item["task"]) for score in (known.score, known.additional_score) if score is not None
+            ]
             rows.append(
                 {
                     "task": item["task"],
                     "value": known.value,
                     "precept": known.precept,
-                    "mine": _shown(answer["rating"]),
+                    "mine": _shown(answer["rating"], item["task"]),
                     "annotators": _(" and ").join(annotators),
-                    "gold": known.gold if item["task"] == 2 or known.gold else "N/A",
+                    "gold": _shown(known.gold, 2) if item["task"] == 2 else known.gold or "N/A",
                     "agrees": mine == known.gold,
                 }
             )

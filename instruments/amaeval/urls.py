@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from instruments.amaeval import views
-from instruments.amaeval.plugin import STUDY
+from instruments.amaeval.studies import STUDY
 from surveys.urls import questionnaire_urlpatterns
 
 app_name = "amaeval"

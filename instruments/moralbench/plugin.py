@@ -40,13 +40,12 @@ from instruments.loading import InstrumentLoadReport
 from instruments.moralbench.consent import MORALBENCH_CONSENT, MORALBENCH_CONSENT_ZH
 from instruments.moralbench.parsing import letter_read
 from instruments.moralbench.prompts import moralbench_messages, prompt_parts, prompt_shown, shown_to_published
+from instruments.moralbench.studies import STUDY
 from llmruns.backends.base import Completion
 from llmruns.labels import LabelReading
 from llmruns.modes import GeneratedAnswer, LabelChoice, TrialWork
 from scoring import moralbench as scorer
 
-# The study people take the questionnaire in.
-STUDY = "moralbench"
 LABELS = ("A", "B")
 MODES = ("generate", "logprobs")
 OPTION_ORDERS = ("counterbalanced", "paper")

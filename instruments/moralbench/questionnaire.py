@@ -19,12 +19,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from instruments import registry
-from instruments.base import AnswerRejected, Presented, Questionnaire, StudyLength, items_language_notice
+from instruments.base import AnswerRejected, Presented, Questionnaire, items_language_notice
 from instruments.moralbench import selectors
 from instruments.moralbench.models import Item
 from instruments.moralbench.profile import set_title
 from instruments.moralbench.prompts import PRESENTATIONS, prompt_parts, shown_to_published
 from instruments.moralbench.reports import foundation_name
+from instruments.moralbench.studies import STUDY
 from scoring import moralbench as scorer
 
 # About 8 seconds an item: one statement or two short sentences.
@@ -84,11 +85,13 @@ class MoralBenchQuestionnaire(Questionnaire):
         return [{"key": key, "presentation": rng.choice(PRESENTATIONS)} for key in keys], {"sets": sets}
 
     def intro_context(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        sets = _sets(options)
-        count = Item.objects.filter(set_name__in=sets).count()
+        from surveys.selectors import study_length
+
+        # The same pages and minutes as the information sheet's: one computation (surveys.selectors.study_length).
+        length = study_length(study=STUDY, options=options)
         return {
-            "items": count,
-            "minutes": StudyLength(items=count, seconds_per_item=self.seconds_per_item).minutes,
+            "items": length.items if length else 0,
+            "minutes": length.minutes if length else 0,
             "items_language": _items_language(),
         }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from instruments.moralbench import views
-from instruments.moralbench.plugin import STUDY
+from instruments.moralbench.studies import STUDY
 from surveys.urls import questionnaire_urlpatterns
 
 app_name = "moralbench"

@@ -24,6 +24,11 @@ PAIRWISE_CODEBOOK: list[tuple[str, str]] = [
     ("chosen", "Principle code of the situation judged worse."),
     ("x_worse", "1 if x was judged worse than y, else 0: the choice as P_xy counts it."),
     ("time_on_item_ms", "Milliseconds from showing the choice to the answer; empty when not measured."),
+    (
+        "language",
+        "The edition the choice was shown in (en: the vignettes exist in English only, whatever the interface's "
+        "language).",
+    ),
     ("answered_at", "UTC timestamp of the answer (ISO 8601)."),
     ("completed", "1 if the respondent answered every choice of their sequence, else 0."),
     *RESPONDENT_CODEBOOK,
@@ -49,6 +54,7 @@ def pairwise_answer_rows() -> Iterator[list]:
             value["chosen"],
             int(value["chosen"] == item["x"]),
             "" if answer.time_on_item_ms is None else answer.time_on_item_ms,
+            answer.language,
             answer.answered_at.isoformat(),
             int(session.completed_at is not None),
             *respondent_columns(session.respondent),

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -16,14 +15,15 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from instruments import registry
-from instruments.base import StudyLength, items_language_notice
+from instruments.base import items_language_notice
 from instruments.transitivity import selectors
 from instruments.transitivity.charts import counts_chart
 from instruments.transitivity.models import Block, PresentationOrder, Principle, TransitivityInstrument
+from instruments.transitivity.plugin import STUDY
 from instruments.transitivity.presenters import report_view
-from instruments.transitivity.questionnaire import PairwiseQuestionnaire
 from instruments.transitivity.reports import results_csv
 from scoring.transitivity import pair_count
+from surveys.selectors import study_length
 
 ORDERS = len(PresentationOrder.choices)
 METHOD_NAMES = {
@@ -48,7 +48,8 @@ def _design() -> dict[str, int]:
 def about(request: HttpRequest) -> HttpResponse:
     instrument = TransitivityInstrument.objects.first()
     design = _design()
-    trials = design["pairs"] * ORDERS * settings.TRANSITIVITY_REPETITIONS
+    # The estimate every information sheet gives (surveys.selectors.study_length); None before the items are loaded.
+    length = study_length(study=STUDY)
     return render(
         request,
         "transitivity/about.html",
@@ -59,11 +60,7 @@ def about(request: HttpRequest) -> HttpResponse:
             "question": "Choose the situation you think is morally worse.",
             "source": instrument.source if instrument else "",
             "report_count": selectors.models_with_results_count(),
-            "questionnaire_trials": trials,
-            # The estimate every information sheet gives (instruments.base.StudyLength).
-            "questionnaire_minutes": StudyLength(
-                items=trials, seconds_per_item=PairwiseQuestionnaire.seconds_per_item
-            ).minutes,
+            "questionnaire_minutes": length.minutes if length else None,
         },
     )
 

@@ -4,7 +4,8 @@ The English text is in the content tables' own fields; another edition's text is
 (language → field → text), loaded by `load_instrument` from ``fixtures/instrument.<language>.json``. Every page, API
 and prompt that shows an item text reads it through `item_text`, so a missing translation falls back to English the
 same way everywhere. The Chinese edition is the project's own (not published by the paper's authors) and its keys
-are not yet validated in Chinese: `edition_keys_validated` says when its own validation study has retained them.
+are not yet validated in Chinese: `keys.shown_edition_keys_validated` says when its own validation study has
+retained them.
 """
 
 from __future__ import annotations
@@ -43,13 +44,3 @@ def item_text(row: Any, field: str, language: str | None = None) -> str:
         if translated:
             return translated
     return getattr(row, field, "")
-
-
-def edition_keys_validated(language: str | None = None) -> bool:
-    """Whether the edition shown for ``language`` (default: the active language) has its own validated keys: always
-    for English (the published key and its validation study); for another edition, once its own validation study has
-    retained a key for every dilemma × virtue (`keys.edition_keys_validated`)."""
-    from instruments.virtuemap.keys import edition_keys_validated as retained_for_every_pair
-
-    edition = edition_language(language)
-    return edition == ENGLISH or retained_for_every_pair(edition)

@@ -32,6 +32,12 @@ RESPONSES_CODEBOOK: list[tuple[str, str]] = [
         "correction side by side and equally prominent), api (the study API); blank before this was recorded "
         "(the earlier page: a large Confirm button above a collapsed correction form).",
     ),
+    (
+        "language",
+        "The edition the item was shown in (en or zh-hans): the language the respondent consented in, kept for the "
+        "whole study whatever the interface's language; the answer counts only for this edition's candidate. Answers "
+        "stored before this was recorded carry their consent's language.",
+    ),
     ("submitted_at", "UTC timestamp of the answer (ISO 8601)."),
     ("counted", "1 if the answer arrived while the candidate was open (it then counts unless flagged), else 0."),
     *RESPONDENT_CODEBOOK,
@@ -76,6 +82,7 @@ def response_rows() -> Iterator[list]:
             response.time_on_item_ms if response.time_on_item_ms is not None else "",
             response.time_measured_by,
             response.presentation,
+            response.language,
             response.submitted_at.isoformat(),
             int(response.counted),
             *respondent_columns(respondent),

@@ -17,8 +17,9 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
+from instruments import registry
+from instruments.virtuemap.answers import SLUG
 from instruments.virtuemap.models import VirtueMapProfile
-from instruments.virtuemap.plugin import VirtueMap
 from instruments.virtuemap.ranking_errors import shared_positions_message
 from instruments.virtuemap.selectors import virtue_list
 from scoring.rankings import OPTIONS, RankingError, ranking_from_positions, validate_ranking
@@ -181,7 +182,7 @@ class ModelProfileFormBase(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         model = cleaned.get("model")
-        others = VirtueMapProfile.objects.filter(model=model, instrument=VirtueMap.identity.slug, language="en")
+        others = VirtueMapProfile.objects.filter(model=model, instrument=SLUG, language="en")
         if model is not None and others.exclude(pk=self.instance.pk).exists():
             self.add_error("model", _("This model already has a published profile: edit that one instead."))
         profile_stats = {}
@@ -210,8 +211,8 @@ class ModelProfileFormBase(forms.ModelForm):
             "invalid_count": cleaned.get("invalid_count") or 0,
             "failure_counts": previous.get("failure_counts", {}),
         }
-        self.instance.instrument = VirtueMap.identity.slug
-        self.instance.instrument_version = VirtueMap.identity.version
+        self.instance.instrument = SLUG
+        self.instance.instrument_version = registry.instrument(SLUG).identity.version
         self.instance.language = "en"
         self.instance.source = VirtueMapProfile.Source.ADMIN
         self.instance.dependencies = {}

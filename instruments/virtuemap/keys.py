@@ -13,6 +13,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from instruments.virtuemap import integrity, selectors
+from instruments.virtuemap.editions import ENGLISH, edition_language
 from instruments.virtuemap.models import (
     KeyCandidate,
     KeyDecision,
@@ -31,6 +32,14 @@ def edition_keys_validated(language: str) -> bool:
         return False
     pairs = selectors.dilemma_virtue_pair_count()
     return pairs > 0 and selectors.retained_key_list(language=edition).count() == pairs
+
+
+def shown_edition_keys_validated(language: str | None = None) -> bool:
+    """Whether the edition shown for ``language`` (default: the active language) has its own validated keys: always
+    for English (the published key and its validation study); for another edition, once its own validation study has
+    retained a key for every dilemma × virtue (`edition_keys_validated`)."""
+    edition = edition_language(language)
+    return edition == ENGLISH or edition_keys_validated(edition)
 
 
 def key_counts_recompute(*, candidate_ids: list[int]) -> None:

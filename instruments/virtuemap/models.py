@@ -273,6 +273,10 @@ class ValidationResponse(models.Model):
         blank=True,
         help_text="Which clock measured time_on_item_ms; blank for answers given before this was recorded.",
     )
+    language = models.CharField(
+        max_length=16,
+        help_text="The edition the item was shown in (en, zh-hans): the candidate's, the respondent's consent edition.",
+    )
     counted = models.BooleanField(help_text="False when it arrived after the candidate was decided.")
     submitted_at = models.DateTimeField()
 

@@ -56,15 +56,13 @@ from instruments.virtuemap.prompts import (
     ranking_constraint,
     ranking_messages,
 )
+from instruments.virtuemap.studies import PROFILING, VALIDATION
 from llmruns.backends.base import Completion
 from llmruns.modes import GeneratedAnswer, TrialWork
 from scoring.stats import StoppingDecision, StopReason
 from scoring.suite import RunItems, SuiteProfile, suite_profile, suite_stopping_decision
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "instrument.json"
-# The studies people take VirtueMap in: confirming or correcting key candidates, and profiling themselves.
-VALIDATION = "validation"
-PROFILING = "profiling"
 # About how long one page takes, for the time the information sheets announce: a validation item shows a dilemma, its
 # five responses, a virtue's definition and an ordering to confirm or correct; a profiling page a dilemma to rank.
 VALIDATION_SECONDS_PER_ITEM = 60
@@ -86,7 +84,8 @@ class VirtueMap(Instrument):
             "Tzachristas & Pavlopoulos, 'Aristotelian Virtue Profiling of LLMs through Ethical Dilemmas' (VirtueMap)"
         ),
         summary=gettext_noop(
-            "Seven ethical dilemmas, five responses each, ranked; scored against crowd-validated virtue keys."
+            "Seven ethical dilemmas, five responses each, ranked; scored against the virtue keys: the paper's, until"
+            " people's validation study retains its own."
         ),
     )
     profile_module = "instruments.virtuemap.profile"

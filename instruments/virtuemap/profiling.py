@@ -12,7 +12,6 @@ from django.utils.translation import gettext as _
 from instruments.virtuemap.models import (
     ProfilingSubmission,
 )
-from instruments.virtuemap.plugin import PROFILING
 from instruments.virtuemap.ranking_errors import ranking_problem_message
 from instruments.virtuemap.selectors import (
     ENGLISH,
@@ -22,6 +21,7 @@ from instruments.virtuemap.selectors import (
     key_language_map,
     profile_scoring_context,
 )
+from instruments.virtuemap.studies import PROFILING
 from scoring import nearest_profiles_prepared, virtue_profile_from_table
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys.models import Respondent

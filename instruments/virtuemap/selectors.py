@@ -118,12 +118,15 @@ class InstrumentContent:
     def virtue(self, virtue_id: str) -> Virtue | None:
         return next((virtue for virtue in self.virtues if virtue.id == virtue_id), None)
 
-    def option_texts(self, dilemma_id: str) -> dict[str, str]:
-        """Letter → text of a dilemma's options in the active language's edition ({} for an unknown dilemma)."""
+    def option_texts(self, dilemma_id: str, *, language: str | None = None) -> dict[str, str]:
+        """Letter → text of a dilemma's options in ``language``'s edition (default: the active language's; {} for an
+        unknown dilemma)."""
         from instruments.virtuemap.editions import item_text
 
         dilemma = self.dilemma(dilemma_id)
-        return {option.letter: item_text(option, "text") for option in dilemma.options.all()} if dilemma else {}
+        if dilemma is None:
+            return {}
+        return {option.letter: item_text(option, "text", language) for option in dilemma.options.all()}
 
 
 INSTRUMENT_CONTENT = CachedSnapshot("virtuemap:content")

@@ -11,7 +11,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 
 from instruments.base import DashboardTable, RespondentAnswerTable, RespondentColumn, StudyAnswers
 from instruments.virtuemap.models import KeyCandidate, ProfilingSubmission, ValidationResponse
-from instruments.virtuemap.plugin import PROFILING, VALIDATION
+from instruments.virtuemap.studies import PROFILING, VALIDATION
 from scoring.diagnostics import binomial_share
 from scoring.promotion import evaluations_to_decision, promotion_decision, wilson_interval
 from surveys.models import Respondent

@@ -24,9 +24,10 @@ from rest_framework.views import APIView
 
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.models import Assignment
-from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.selectors import instrument_content, items_total, respondent_progress
+from instruments.virtuemap.studies import VALIDATION
 from instruments.virtuemap.validation import (
+    assignment_edition,
     attention_check_submit,
     validation_next_assignment,
     validation_response_submit,
@@ -239,14 +240,17 @@ class ConsentApi(APIView):
 
 
 def item_payload(assignment: Assignment, progress: dict[str, int]) -> dict:
-    dilemma = assignment.dilemma
+    """The item's texts in the respondent's edition (the language of their consent, whatever the request's), which
+    ``language`` names: the answer counts for that edition's key."""
+    dilemma, edition = assignment.dilemma, assignment_edition(assignment)
     payload = {
         "kind": assignment.kind,
+        "language": edition,
         "dilemma": {
             "id": dilemma.id,
-            "title": item_text(dilemma, "title"),
-            "scenario": item_text(dilemma, "scenario"),
-            "options": instrument_content().option_texts(dilemma.id),
+            "title": item_text(dilemma, "title", edition),
+            "scenario": item_text(dilemma, "scenario", edition),
+            "options": instrument_content().option_texts(dilemma.id, language=edition),
         },
         "ordering": list(assignment.displayed_order),
         "progress": {**progress, "position": assignment.position},
@@ -259,9 +263,9 @@ def item_payload(assignment: Assignment, progress: dict[str, int]) -> dict:
         payload["candidate"] = assignment.candidate_id
         payload["virtue"] = {
             "id": virtue.id,
-            "name": item_text(virtue, "name"),
-            "short_definition": item_text(virtue, "short_definition"),
-            "definition": item_text(virtue, "definition"),
+            "name": item_text(virtue, "name", edition),
+            "short_definition": item_text(virtue, "short_definition", edition),
+            "definition": item_text(virtue, "definition", edition),
         }
     return payload
 
@@ -280,6 +284,9 @@ class NextItemApi(RespondentApiView):
                 "StudyItem",
                 {
                     "kind": serializers.ChoiceField(choices=Assignment.Kind.choices),
+                    "language": serializers.CharField(
+                        help_text="The edition the texts are in: the respondent's consent's, for the whole study."
+                    ),
                     "candidate": serializers.IntegerField(required=False),
                     "attention_check": serializers.IntegerField(required=False),
                     "instruction": serializers.CharField(required=False),

@@ -12,17 +12,22 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from instruments import registry
-from instruments.virtuemap.answers import SLUG
+from instruments.base import edition_kept_notice
 from instruments.virtuemap.forms import RankingForm
 from instruments.virtuemap.models import Assignment
-from instruments.virtuemap.plugin import VALIDATION
-from instruments.virtuemap.selectors import every_item_answered, instrument_content, items_total, study_is_open
+from instruments.virtuemap.selectors import (
+    every_item_answered,
+    instrument_content,
+    items_total,
+    study_is_open,
+)
+from instruments.virtuemap.studies import VALIDATION
 from instruments.virtuemap.validation import (
     CHOOSE_A_BUTTON,
     CONFIRM,
     CORRECT,
     ItemAnswer,
+    assignment_edition,
     attention_check_item_answer,
     edition_of_arrival,
     validation_item_answer,
@@ -31,12 +36,13 @@ from instruments.virtuemap.validation import (
 from surveys import forms
 from surveys.context_processors import respondent_read
 from surveys.models import Respondent
-from surveys.selectors import consent_text_current, respondent_by_id, study_information
+from surveys.selectors import consent_text_current, respondent_by_id, study_information, study_length
 from surveys.services import (
     completion_code_for,
     respondent_demographics_set,
     respondent_finished_for_arrival,
     respondent_outcome_code,
+    study_closed_return,
 )
 from surveys.web import (
     consent_from_form,
@@ -75,14 +81,17 @@ def _no_respondent(request: HttpRequest) -> HttpResponse:
 def study_landing(request: HttpRequest) -> HttpResponse:
     if finished := respondent_finished_for_arrival(study=VALIDATION, params=request.GET):
         return _thanks(request, finished)
+    respondent = _session_respondent(request)
+    study_open = study_is_open(language=edition_of_arrival())
     return render(
         request,
         "virtuemap/study/landing.html",
         {
-            "respondent": _session_respondent(request),
+            "respondent": respondent,
             "panel_query": _panel_query(request),
-            "study_open": study_is_open(language=edition_of_arrival()),
-            "length": registry.instrument(SLUG).study_length(VALIDATION, {}),
+            "study_open": study_open,
+            "length": study_length(study=VALIDATION),
+            **({} if study_open or respondent else study_closed_return(params=request.GET)),
         },
     )
 
@@ -100,6 +109,11 @@ def study_consent(request: HttpRequest) -> HttpResponse:
     if request.method == "GET" and (finished := respondent_finished_for_arrival(study=VALIDATION, params=request.GET)):
         # Back from the panel's link after finishing: the completion code again, not a consent form.
         return _thanks(request, finished)
+    if not study_is_open(language=edition_of_arrival(consent_language=text.language)):
+        # Nothing to judge in this language: no consent to a study that would then have nothing to show, and a panel
+        # arrival gets the study-closed code and the way back.
+        closed = study_closed_return(params=request.POST or request.GET)
+        return render(request, "virtuemap/study/complete.html", {"reason": "closed", **closed})
     form = forms.ConsentForm(request.POST or None, request=request)
     if request.method == "POST" and form.is_valid():
         panel = form.panel()
@@ -190,11 +204,14 @@ def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") 
     if assignment is None:
         if respondent.is_complete:
             return redirect("study-thanks")
-        return render(request, "virtuemap/study/complete.html", {"respondent": respondent, "reason": "no_open"})
+        closed = study_closed_return(respondent=respondent)
+        context = {"respondent": respondent, "reason": "no_open", **closed}
+        return render(request, "virtuemap/study/complete.html", context)
+    edition = assignment_edition(assignment)
     form = RankingForm(
         request.POST or None,
         initial_ranking=list(assignment.displayed_order),
-        option_texts=instrument_content().option_texts(assignment.dilemma_id),
+        option_texts=instrument_content().option_texts(assignment.dilemma_id, language=edition),
         prefix="item",
     )
     if request.method == "POST":
@@ -215,6 +232,8 @@ def _item_page(request: HttpRequest, *, refused: bool = False, error: str = "") 
             "form": form,
             "progress": progress,
             "position": progress["answered"] + 1,
+            "edition": edition,
+            "edition_kept": edition_kept_notice(edition),
             "instruction": assignment.check_letter
             and _("To show that you are reading carefully, please place response %(letter)s first.")
             % {"letter": assignment.check_letter},
@@ -254,7 +273,8 @@ def _item_answer(request: HttpRequest, form: RankingForm) -> ItemAnswer | None:
         if not form.is_valid():
             return None
         ordering = "".join(form.cleaned_data["ranking"])
-    return ItemAnswer(action=action, ordering=ordering, time_on_item_ms=elapsed_ms(request.POST))
+    edition = request.POST.get("edition") or None
+    return ItemAnswer(action=action, ordering=ordering, time_on_item_ms=elapsed_ms(request.POST), edition=edition)
 
 
 def _completion_context(code: str | None, panel: bool) -> dict:

@@ -33,9 +33,9 @@ from instruments.virtuemap.models import (
     KeyDecision,
     ValidationResponse,
 )
-from instruments.virtuemap.plugin import VALIDATION
 from instruments.virtuemap.ranking_errors import ranking_problem_message
 from instruments.virtuemap.services import INSTRUMENT_FIXTURE
+from instruments.virtuemap.studies import VALIDATION
 from scoring.promotion import PromotionOutcome, promotion_decision
 from scoring.rankings import OPTIONS, RankingError, validate_ranking
 from surveys.models import Respondent
@@ -149,6 +149,13 @@ def edition_of_arrival(*, consent_language: str | None = None) -> str:
         text = consent_text_current(study=VALIDATION)
         consent_language = text.language if text else None
     return selectors.key_edition(consent_language)
+
+
+def assignment_edition(assignment: Assignment) -> str:
+    """The edition an item is shown in, whatever the interface's language: the respondent's (the language they
+    consented in), which is its candidate's (`selectors.open_candidates_for` serves only that edition's), so that the
+    answer counts for the key of the edition the person read."""
+    return selectors.key_edition(assignment.respondent.language)
 
 
 def attention_check_positions(*, items: int, checks: int) -> set[int]:
@@ -436,6 +443,13 @@ class ItemAnswer:
     action: str
     ordering: str | None
     time_on_item_ms: int | None = None
+    edition: str | None = None
+
+
+EDITION_CHANGED = gettext_lazy(
+    "This page showed the item in another language than your study's; it is shown again in your study's language. "
+    "Please answer it there."
+)
 
 
 @transaction.atomic
@@ -447,13 +461,18 @@ def validation_item_answer(*, respondent_id: Any, assignment_id: int, answer: It
     correction" sends a changed order. A button that does not match the list — possible without JavaScript, where
     both are always enabled — is refused with a message (ApplicationError: `MOVED_BUT_CONFIRMED`,
     `NOT_MOVED_BUT_CORRECTED`) rather than read one way or the other, so no answer is recorded that the person did
-    not choose. Returns None, writing nothing, when the assignment is not the respondent's pending validation item
-    (a stale tab, the back button, a withdrawn respondent). Costs four queries, as a submission does.
+    not choose. An answer from a page that showed the item in another edition than the candidate's (``edition``) is
+    refused (409, `EDITION_CHANGED`): it counts only for the key of the edition shown. Returns None, writing nothing,
+    when the assignment is not the respondent's pending validation item (a stale tab, the back button, a withdrawn
+    respondent). Costs four queries, as a submission does.
     """
     assignment = _assignment_locked(respondent_pk=respondent_id, pending_id=assignment_id)
     if assignment is None:
         return None
     proposed = assignment.candidate.ordering
+    if answer.edition is not None and answer.edition != assignment.candidate.language:
+        # An answer counts only for the key of the edition it was read in.
+        raise ApplicationError(str(EDITION_CHANGED), {"edition": assignment.candidate.language}, status=409)
     if answer.action not in (CONFIRM, CORRECT):
         raise ApplicationError(str(CHOOSE_A_BUTTON))
     if answer.action == CONFIRM and answer.ordering not in (None, proposed):
@@ -542,6 +561,7 @@ def _response_record(assignment: Assignment, *, final: str, time_on_item_ms: int
         presentation=presentation,
         time_on_item_ms=time_ms,
         time_measured_by=measured_by,
+        language=candidate.language,
         counted=counted,
         submitted_at=now,
     )

@@ -17,13 +17,12 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from instruments.base import FigureContext
+from instruments.base import FigureContext, edition_kept_notice
 from instruments.profiles import edition_comparison
 from instruments.virtuemap import selectors as survey_selectors
 from instruments.virtuemap.charts import RadarSeries, axis_minimum, radar_chart
 from instruments.virtuemap.editions import item_text
 from instruments.virtuemap.forms import RankingForm
-from instruments.virtuemap.plugin import PROFILING, VALIDATION, VirtueMap
 from instruments.virtuemap.profile import figures as profile_figures
 from instruments.virtuemap.profiling import profile_score, profiling_submission_store
 from instruments.virtuemap.selectors import (
@@ -40,13 +39,15 @@ from instruments.virtuemap.selectors import (
     study_is_open,
     virtue_list,
 )
+from instruments.virtuemap.studies import PROFILING, VALIDATION
+from instruments.virtuemap.validation import edition_of_arrival
 from llmruns.results import CurrentDependencies, result_is_stale
 from scoring import OPTIONS, RankingError, percentile_rank, validate_ranking
 from surveys import forms
 from surveys.context_processors import respondent_read
 from surveys.models import Respondent
 from surveys.references import browser_reference, results_token, results_token_read
-from surveys.selectors import consent_text_current, respondent_by_id, study_information
+from surveys.selectors import consent_text_current, respondent_by_id, study_information, study_length
 from surveys.web import consent_from_form, respondent_session_key, withdraw_in_browser, withdrawal_context
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 
@@ -82,8 +83,9 @@ def home(request: HttpRequest) -> HttpResponse:
             "dilemma_count": dilemma_list_with_options().count(),
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),
-            "study_open": study_is_open(),
-            "study_length": VirtueMap().study_length(VALIDATION, {}),
+            # Advertised only in an edition it is open in (the edition a visitor in this language would take).
+            "study_open": study_is_open(language=edition_of_arrival()),
+            "study_length": study_length(study=VALIDATION),
         },
     )
 
@@ -91,10 +93,11 @@ def home(request: HttpRequest) -> HttpResponse:
 # --- The profiling questionnaire ------------------------------------------------------------------------
 
 
-def questionnaire_language() -> str:
-    """The edition of the questionnaire being answered: the interface language of this request, whose keys score it
-    (`profile_score`)."""
-    return key_edition(get_language())
+def questionnaire_language(answers: ProfileAnswers | None = None) -> str:
+    """The edition of the questionnaire being answered, whose texts its pages show and whose keys score it
+    (`profile_score`): the one its first dilemma was shown in (``answers.edition``: the language of the consent, or
+    of the interface then), kept for the whole questionnaire; the interface's language before any dilemma is shown."""
+    return (answers.edition if answers is not None else None) or key_edition(get_language())
 
 
 # The answers so far live in a signed cookie, not in the database: they survive a reload, and nothing about a
@@ -128,6 +131,7 @@ class ProfileAnswers:
     seed: str | None = None
     shown: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    edition: str | None = None
 
     @classmethod
     def load(cls, request: HttpRequest, dilemmas: list[str]) -> ProfileAnswers:
@@ -151,14 +155,18 @@ class ProfileAnswers:
             [dilemma for dilemma in dilemmas if isinstance(stored.get(name), list) and dilemma in stored[name]]
             for name in ("shown", "kept")
         )
-        return cls(rankings, seed=seed, shown=shown if seed else [], kept=kept)
+        edition = key_edition(stored.get("edition"), default=None) if isinstance(stored.get("edition"), str) else None
+        return cls(rankings, seed=seed, shown=shown if seed else [], kept=kept, edition=edition)
 
     @classmethod
-    def from_rankings(cls, raw_rankings: object, dilemmas: list[str], *, kept: object = ()) -> ProfileAnswers:
+    def from_rankings(
+        cls, raw_rankings: object, dilemmas: list[str], *, kept: object = (), edition: object = None
+    ) -> ProfileAnswers:
         """Answers from stored or linked rankings (a submission, a private results link), checked like a cookie's."""
         rankings = cls._checked(raw_rankings if isinstance(raw_rankings, dict) else {}, dilemmas)
         kept_list = [d for d in dilemmas if isinstance(kept, list | tuple) and d in kept and rankings.get(d)]
-        return cls(rankings, kept=kept_list)
+        edition = key_edition(edition, default=None) if isinstance(edition, str) else None
+        return cls(rankings, kept=kept_list, edition=edition)
 
     @staticmethod
     def _checked(raw_rankings: dict, dilemmas: list[str]) -> dict[str, str | None]:
@@ -177,7 +185,14 @@ class ProfileAnswers:
         return rankings
 
     def save(self, response: HttpResponse) -> None:
-        payload = {"v": 2, "rankings": self.rankings, "seed": self.seed, "shown": self.shown, "kept": self.kept}
+        payload = {
+            "v": 2,
+            "rankings": self.rankings,
+            "seed": self.seed,
+            "shown": self.shown,
+            "kept": self.kept,
+            "edition": self.edition,
+        }
         response.set_signed_cookie(
             ANSWERS_COOKIE,
             json.dumps(payload, separators=(",", ":")),
@@ -213,8 +228,13 @@ class ProfileAnswers:
             rankings=self.rankings,
             start_orders=self.start_orders(),
             kept_unmoved=[dilemma for dilemma in self.kept if dilemma in self.rankings],
-            language=questionnaire_language(),
+            language=self.edition or key_edition(respondent.language),
         )
+
+
+def instrument_content_ids() -> list[str]:
+    """The dilemma ids, in instrument order (from memory: `instrument_content`)."""
+    return [dilemma.id for dilemma in instrument_content().dilemmas]
 
 
 def _progress(answers: ProfileAnswers, total: int) -> dict[str, int | str]:
@@ -320,7 +340,7 @@ def profile_resume(request: HttpRequest) -> HttpResponse:
     answers = ProfileAnswers.load(request, ids)
     stored = getattr(respondent, "profiling_submission", None)
     if not answers.rankings and stored is not None:
-        answers = ProfileAnswers.from_rankings(stored.rankings, ids, kept=stored.kept_unmoved)
+        answers = ProfileAnswers.from_rankings(stored.rankings, ids, kept=stored.kept_unmoved, edition=stored.language)
     unseen = [dilemma for dilemma in ids if dilemma not in answers.rankings]
     response = redirect("profile-dilemma", unseen[0]) if unseen else redirect("profile-results")
     answers.save(response)
@@ -337,7 +357,11 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
     dilemma = dilemmas[index]
     answers = ProfileAnswers.load(request, ids)
     respondent = _profiling_respondent(request)
-    texts = {option.letter: item_text(option, "text") for option in dilemma.options.all()}
+    if answers.edition is None:
+        # The first dilemma shown fixes the questionnaire's edition: the consent's, else the interface's.
+        answers.edition = key_edition(respondent.language) if respondent is not None else questionnaire_language()
+    edition = answers.edition
+    texts = {option.letter: item_text(option, "text", edition) for option in dilemma.options.all()}
     saved = answers.rankings.get(dilemma_id)
     new_seed = answers.seed is None
     if new_seed:
@@ -391,6 +415,8 @@ def profile_dilemma(request: HttpRequest, dilemma_id: str) -> HttpResponse:
             "is_last": index + 1 == len(ids),
             "has_answers": bool(answers.answered),
             "respondent": respondent,
+            "edition": edition,
+            "edition_kept": edition_kept_notice(edition),
         },
         status=400 if request.method == "POST" else 200,
     )
@@ -408,10 +434,10 @@ def profile_results(request: HttpRequest) -> HttpResponse:
     reference = browser_reference(request, PROFILING) if respondent else None
     if request.method == "POST":
         return _start_again(request, respondent, reference)
-    context = profile_scoring_context(language=questionnaire_language())
-    answers = ProfileAnswers.load(request, list(context.dilemmas))
+    answers = ProfileAnswers.load(request, list(instrument_content_ids()))
+    context = profile_scoring_context(language=questionnaire_language(answers))
     # A private link to these results holds the rankings only: it works without consent, and says nothing of who.
-    token = results_token({"study": PROFILING, "rankings": answers.rankings})
+    token = results_token({"study": PROFILING, "rankings": answers.rankings, "edition": context.language})
     link = request.build_absolute_uri(reverse("profile-results-link", args=[token]))
     return _results_page(
         request, context, answers, respondent=respondent, extra={"results_link": link, "reference": reference}
@@ -425,12 +451,12 @@ def profile_results_link(request: HttpRequest, token: str) -> HttpResponse:
     The link is also the resume code of someone who did not consent (nothing of theirs is on the server): a POST
     carries on with its answers in this browser, provided the browser holds no answers, stored or not, of its own.
     """
-    context = profile_scoring_context(language=questionnaire_language())
-    ids = list(context.dilemmas)
+    ids = list(instrument_content_ids())
     payload = results_token_read(token)
     if payload is None or payload.get("study") != PROFILING:
         return render(request, "virtuemap/profile_results_gone.html", status=404)
-    answers = ProfileAnswers.from_rankings(payload.get("rankings"), ids)
+    answers = ProfileAnswers.from_rankings(payload.get("rankings"), ids, edition=payload.get("edition"))
+    context = profile_scoring_context(language=questionnaire_language(answers))
     free = not ProfileAnswers.load(request, ids).rankings and _profiling_respondent(request) is None
     if request.method == "POST" and free:
         unseen = [dilemma for dilemma in ids if dilemma not in answers.rankings]
@@ -533,10 +559,10 @@ def _results_page(
 def person_profile_summary(request: HttpRequest) -> dict | None:
     """The browser's profiling answers scored now, in a published profile's shape (one run, no interval); None
     before any dilemma is answered."""
-    context = profile_scoring_context(language=questionnaire_language())
-    answers = ProfileAnswers.load(request, list(context.dilemmas))
+    answers = ProfileAnswers.load(request, list(instrument_content_ids()))
     if not answers.answered:
         return None
+    context = profile_scoring_context(language=questionnaire_language(answers))
     result = profile_score(rankings=answers.for_scoring(), context=context)
     return {"runs": 1, "profile_stats": {virtue: {"mean": score} for virtue, score in result.scores.items()}}
 

@@ -1,6 +1,6 @@
 /* Sortable tables: a table marked data-sortable gets a button in every column heading marked data-sort
-   ("number" or "text"); choosing it sorts the body's rows by that column's data-value (or text), and choosing it
-   again reverses the order. The footer (mean and range rows) stays put. Without JavaScript the table is the
+   ("number" or "text"); choosing it sorts the body's rows by that column's data-value (or text), numbers highest
+   first and text from A (what a reader of a leaderboard looks for first), and choosing it again reverses the order. The footer (mean and range rows) stays put. Without JavaScript the table is the
    server's order. No inline handler, so the strict Content Security Policy allows it. */
 (function () {
   "use strict";
@@ -23,7 +23,8 @@
 
   function sortBy(table, heading, index) {
     var kind = heading.getAttribute("data-sort");
-    var descending = heading.getAttribute("aria-sort") === "ascending";
+    var current = heading.getAttribute("aria-sort");
+    var descending = current ? current === "ascending" : kind === "number";
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
     rows.sort(function (a, b) {

@@ -19,6 +19,14 @@ from llmruns.models import Attempt, Run, Trial
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def runs_go_to_the_broker(settings):
+    """These tests model a Celery worker and its broker, so a run is sent as a task message, never to the process's
+    own background thread (`llmruns.background`, the embedded defaults' way)."""
+    settings.LLM_RUNS_IN_BACKGROUND = False
+
+
 PLANS = {"virtuemap": {"min_runs": 1, "max_runs": 1}, "transitivity": {"blocks": ["1"], "orders": ["original"]}}
 TRIALS = {"virtuemap": 7, "transitivity": 21}
 

@@ -14,6 +14,15 @@ def test_the_gallery_shows_each_published_model_with_runs_consistency_and_ci(cli
     assert page.count('class="radar-svg"') == 3
 
 
+def test_the_gallery_leads_on_to_the_comparison_and_the_leaderboards(client, instrument):
+    links = client.get("/models/").content.decode()
+    chinese = client.get("/models/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    for page in (links, chinese):
+        assert 'href="/compare/"' in page and 'href="/leaderboards/"' in page
+    assert "并排比较所选模型" in chinese
+
+
 def test_an_empty_gallery_tells_staff_how_to_publish_a_profile_and_visitors_no_command(
     client, admin_client, instrument
 ):

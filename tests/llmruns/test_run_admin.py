@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,28 @@ def test_the_model_list_starts_a_run_of_each_registered_instrument(
     admin_client.post("/admin/llmruns/llmmodel/", {"action": f"start_{slug}", "_selected_action": [fake_model.pk]})
 
     assert Run.objects.get(model=fake_model, instrument=slug).status == Run.Status.QUEUED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_celery_worker_a_run_started_from_admin_runs_in_the_background_and_the_page_returns_at_once(
+    admin_client, instrument, fake_provider, fake_model, settings
+):
+    settings.LLM_RUNS_IN_BACKGROUND = True  # the embedded defaults' value: tasks execute in-process
+    fake_provider.delay = 0.2  # 21 calls, four at a time: the run takes over a second
+
+    page = admin_client.post(
+        "/admin/llmruns/llmmodel/", {"action": "start_virtuemap", "_selected_action": [fake_model.pk]}, follow=True
+    )
+
+    run = Run.objects.get(model=fake_model)
+    assert "queued in the background of this server process" in page.text
+    assert run.status in Run.ACTIVE_STATUSES  # the request did not wait for the run
+    deadline = time.monotonic() + 120
+    while run.status in Run.ACTIVE_STATUSES and time.monotonic() < deadline:
+        time.sleep(0.2)
+        run.refresh_from_db()
+    assert run.status == Run.Status.FINISHED and run.trials_done == run.trials_total > 0
+    assert admin_client.get(f"/admin/llmruns/run/{run.pk}/change/").status_code == 200
 
 
 def test_imported_runs_appear_in_the_run_list(admin_client, instrument):

@@ -163,6 +163,22 @@ def test_item_submissions_are_rate_limited(client, study, settings):
     assert response.status_code == 429 and not ValidationResponse.objects.exists()
 
 
+def test_an_answer_refused_for_speed_can_be_sent_again_from_the_429_page_once_the_wait_is_over(client, study, settings):
+    settings.STUDY_SUBMIT_RATE = "1/minute"
+    _consent(client)
+    assignment = client.get("/study/item/").context["assignment"]
+    client.post("/study/about-you/", {"skip": "1"}, REMOTE_ADDR=ADDRESS)
+    answer = {"assignment": str(assignment.pk), "action": "confirm"}
+    refused = client.post("/study/item/", answer, REMOTE_ADDR=ADDRESS)
+    page = refused.content.decode()
+    resent = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page))
+    assert '<form method="post" action="/study/item/">' in page and resent == answer
+
+    settings.STUDY_SUBMIT_RATE = "off"  # the wait is over
+    assert client.post("/study/item/", resent, REMOTE_ADDR=ADDRESS).status_code == 302
+    assert ValidationResponse.objects.get().candidate_id == assignment.candidate_id
+
+
 def test_profiling_answers_are_rate_limited(client, study, settings):
     settings.STUDY_SUBMIT_RATE = "1/minute"
     answer = {f"position_{letter}": str(i) for i, letter in enumerate("ABCDE", start=1)}

@@ -57,6 +57,7 @@ def test_a_person_rates_derivations_then_evaluations_and_sees_their_ratings_besi
     assert [item["task"] for item in session.sequence] == [1] * ITEMS_PER_TASK + [2] * ITEMS_PER_TASK
 
     first = client.get(ITEM).content.decode()
+    assert first.count("<h1") == 1 and '<h1 class="questionnaire-heading">Rating moral reasoning</h1>' in first
     assert "Part 1 of 2" in first and "The reasoning is convincing and the precept intuitively follows" in first
     assert "The moral value is irrelevant in this scenario." in first
     assert first.count('type="radio" name="rating"') == 5 and "checked" not in first  # no answer chosen for them
@@ -77,6 +78,8 @@ def test_a_person_rates_derivations_then_evaluations_and_sees_their_ratings_besi
     assert values[0] == {"rating": "n/a"} and values[1] == {"rating": 3} and values[-1] == {"rating": 1}
     results = client.get(RESULTS).content.decode()
     assert "all 20 answers are stored" in results and results.count("<td data-mine>") == 20
+    # Task 2's judgements read as words, the respondent's and the label's alike.
+    assert results.count("<td data-mine>Correct</td>") == ITEMS_PER_TASK and "<td data-mine>1</td>" not in results
     agreed = sum(_gold(item["id"]) == 1 for item in session.sequence[ITEMS_PER_TASK:])
     assert f"label to {agreed} of {ITEMS_PER_TASK}" in results
 

@@ -27,6 +27,7 @@ def consent(moralbench):
 
 def _page(client) -> tuple[int, dict[str, str]]:
     page = client.get(ITEM).content.decode()
+    assert page.count("<h1") == 1  # the questionnaire's title; the item's own headings are h2
     position = int(re.search(r'name="position" value="(\d+)"', page).group(1))
     options = {
         letter: html.unescape(text)

@@ -112,6 +112,7 @@ def test_a_question_page_shows_the_two_situations_in_the_order_of_the_sequence(c
 
     page = client.get(ITEM).content.decode()
 
+    assert page.count("<h1") == 1 and "Which situation is morally worse?</h1>" in page
     position, first, second = shown(page)
     item = session.sequence[0]
     expected = (item["x"], item["y"]) if item["order"] == "original" else (item["y"], item["x"])

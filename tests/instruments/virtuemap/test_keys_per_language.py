@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 from rest_framework.test import APIClient
 
 from instruments.virtuemap.keys import edition_keys_validated
@@ -203,9 +204,14 @@ def test_the_chinese_results_page_says_which_keys_came_from_the_english_edition(
     client.post("/profile/dilemmas/D1/?lang=zh-hans", {"action": "answer", **positions})
 
     chinese = client.get("/profile/results/?lang=zh-hans").content.decode()
-    english = client.get("/profile/results/?lang=en").content.decode()
+    # Answers given in Chinese stay scored by the Chinese edition's keys when the interface switches to English.
+    switched = client.get("/profile/results/?lang=en").content.decode()
+    in_english = Client()
+    in_english.post("/profile/dilemmas/D1/?lang=en", {"action": "answer", **positions})
+    english = in_english.get("/profile/results/?lang=en").content.decode()
 
     assert "data-key-language-note" in chinese and "有 4 个来自英文版" in chinese
+    assert "4 of the 5 keys that scored them come from the English edition" in switched
     assert "data-key-language-note" not in english
 
 

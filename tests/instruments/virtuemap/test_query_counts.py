@@ -6,7 +6,7 @@ Measured in a warm process: the instrument's text, the keys and the model profil
 (`CachedSnapshot`), as they are after a process's first request. Transaction control (BEGIN and COMMIT in production,
 SAVEPOINT and RELEASE inside a test's transaction) is not counted as a query, but each transaction is:
 `django_assert_max_num_queries` allows two statements for each, and the statements left must be at most five.
-docs/performance.md has each page's count before and after.
+docs/performance.md gives the counts of the validation study's path.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def test_bad_input_is_a_400_naming_the_problem_and_writes_nothing(client, token,
 
 def test_a_body_that_is_not_json_is_a_400(client, token, open_candidate):
     response = client.generic("POST", f"{API}/responses/", "{confirmed: yes", content_type="application/json")
-    assert response.status_code == 400 and "JSON parse error" in response.json()["message"]
+    assert response.status_code == 400 and response.json()["message"].startswith("Malformed JSON: ")
     assert not ValidationResponse.objects.exists()
 
 

@@ -145,8 +145,9 @@ def test_an_implausible_script_time_falls_back_to_the_servers_clock(consented):
 
 
 def test_study_complete_is_shown_when_nothing_is_open(client, instrument, consent_texts):
-    client.post("/study/consent/", {"agree": "on", "accept": "1"})
-    assert "The study is complete" in client.get("/study/item/").content.decode()
+    page = client.post("/study/consent/", {"agree": "on", "accept": "1"}).content.decode()
+    assert "The study is complete" in page and "not open in this language" in page
+    assert not Respondent.objects.exists()
 
 
 def test_withdrawal_deletes_everything_and_confirms(consented):
