@@ -8,35 +8,10 @@ from __future__ import annotations
 import pytest
 
 
-def _missing_field(model, name: str) -> bool:
-    return not any(field.name == name for field in model._meta.get_fields())
-
-
 def _missing_setting(name: str) -> bool:
     from django.conf import settings
 
     return not hasattr(settings, name)
-
-
-def answer_language():
-    from instruments.virtuemap.models import ValidationResponse
-    from surveys.models import QuestionnaireAnswer
-
-    missing = _missing_field(QuestionnaireAnswer, "language") or _missing_field(ValidationResponse, "language")
-    return pytest.mark.xfail(
-        missing,
-        reason="waits for the language shown on every answer (QuestionnaireAnswer.language, "
-        "ValidationResponse.language)",
-        strict=True,
-    )
-
-
-def closed_study_code():
-    return pytest.mark.xfail(
-        _missing_setting("STUDY_COMPLETION_CODE_STUDY_CLOSED"),
-        reason="waits for the closed-study page with its own code (setting STUDY_COMPLETION_CODE_STUDY_CLOSED)",
-        strict=True,
-    )
 
 
 def aggregate_minimum():
