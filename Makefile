@@ -8,7 +8,7 @@ MO     := $(PO:.po=.mo)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run serve test test-slow lint format messages bench bench-api bench-load bench-capacity clean
+.PHONY: setup run serve test test-slow rehearse lint format messages bench bench-api bench-load bench-capacity clean
 
 $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -34,12 +34,16 @@ $(MO): $(PO) $(STAMP)
 messages: $(STAMP)
 	$(PY) manage.py check_translations --stubs
 
-run: $(STAMP) $(MO)
+# What a fresh (or an existing) database needs before the site serves it: `make run` and the rehearsal both start
+# the site after these steps, on the database DATABASE_URL names (SQLite's db.sqlite3 by default).
+setup: $(STAMP) $(MO)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_instrument
 	$(PY) manage.py open_validation --first-time
 	$(PY) manage.py load_reference_profiles
 	$(PY) manage.py load_published_rows
+
+run: setup
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 # The production stack on one machine (gunicorn, Celery worker and beat); needs DATABASE_URL and REDIS_URL.
@@ -53,6 +57,12 @@ test: $(STAMP) $(MO)
 # None is marked at present: pytest's status 5 (no test selected) is not a failure here.
 test-slow: $(STAMP) $(MO)
 	$(PY) -m pytest -m slow || [ $$? -eq 5 ]
+
+# A pilot of every study in Debian's chromium on a fresh database set up as `make run` sets one up, then an audit of
+# what was stored and exported (docs/rehearsal.md). REHEARSAL_SIZE respondents per study and language (default 1),
+# REHEARSAL_PACE fast (default) or human.
+rehearse: $(STAMP) $(MO)
+	$(PY) -m pytest -c tests/rehearsal/pytest.ini --rootdir tests/rehearsal tests/rehearsal
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
