@@ -179,7 +179,9 @@ def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContex
             entry.figures = plugin.profile_figures(result.summary, contexts[slug])
             entry.stale = result_is_stale(result, current=current)
             entry.diagnostics = result.diagnostics
-            entry.report_url = plugin.report_url(subject.slug) if subject.model is not None else None
+            # The instrument's own report is of runs; a paper's row has its table instead.
+            shown = subject.model is not None and not entry.published
+            entry.report_url = plugin.report_url(subject.slug) if shown else None
     return contexts
 
 
@@ -320,7 +322,9 @@ def figure_table(subjects: Sequence[Subject], instrument: str) -> list[dict[str,
         for subject in subjects:
             entry = subject.results.get(instrument)
             figure = next((one for one in entry.figures if one.key == key), None) if entry else None
-            cells.append(figure_cell(figure))
+            cell = figure_cell(figure)
+            note = entry.notes_text().get(key) if entry is not None and cell is not None else None
+            cells.append({**cell, "note": note} if note else cell)
         rows.append({"key": key, "label": first.label, "group": first.group, "maximum": first.maximum, "cells": cells})
     return rows
 

@@ -45,7 +45,7 @@ def test_run_instrument_in_chinese_sends_the_chinese_prompt_and_stores_zh_hans(
     assert sent[0::2] == ["你是一项强制排序伦理困境问卷的认真参与者。只返回有效的 JSON。"] * 7
     assert all(text.startswith("你正在参加一项关于伦理决策的调查。") for text in sent[1::2])
     assert any(scenario in text for text in sent)
-    assert Trial.objects.get(run=run, item="D1").messages[0]["content"] in sent
+    assert Trial.objects.get(run=run, item="D1").messages[-1]["content"] in sent
 
 
 def test_a_chinese_run_publishes_a_zh_hans_result_beside_the_english_one(instrument, fake_model, fake_provider):
