@@ -8,7 +8,7 @@ MO     := $(PO:.po=.mo)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run serve test test-slow rehearse lint format messages bench bench-api bench-load bench-capacity clean
+.PHONY: setup run serve test test-slow rehearse lint format messages bench bench-api bench-load bench-capacity bench-embedded clean
 
 $(PY):
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -90,6 +90,10 @@ bench-load: $(STAMP) $(MO)
 # the largest number served with p95 < 500 ms, no error and every answer stored.
 bench-capacity: $(STAMP) $(MO)
 	$(PY) benchmarks/load.py --think-time 5 --curve 250,500,1000,1500 --duration 120
+
+# The embedded model with its prompt state cache against without it, through the run engine (long on a CPU).
+bench-embedded: $(STAMP)
+	$(PY) benchmarks/embedded.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache $(MO)

@@ -11,11 +11,11 @@ Prompt prefixes. Few-shot instruments send long prompts that share a prefix (AMA
 its generation chain, the judge), and most of a call's time is the evaluation of that prefix. A completion evaluates
 its prompt in aligned blocks of `BLOCK_TOKENS` counted from the prompt's start, and only whole blocks of a prompt are
 ever reused: the part the context already holds, or a state restored from the model's state cache
-(llama-cpp-python's `LlamaRAMCache`, sized by ``local_state_cache_bytes``), where every prompt's whole blocks are
-saved. llama.cpp computes a batch of tokens by other kernels than a batch of another size, so a prefix reused at an
-arbitrary point (what llama-cpp-python does by itself) gives logits that depend on what ran before; evaluated in the
-same blocks whatever is reused, a prompt gives the same logits, so the replies are byte-identical with the cache or
-without it, in any order of calls.
+(llama-cpp-python's `LlamaRAMCache`, sized by ``local_state_cache_bytes``), where a prompt's whole blocks are saved
+when most of them had to be evaluated. llama.cpp computes a batch of tokens by other kernels than a batch of another
+size, so a prefix reused at an arbitrary point (what llama-cpp-python does by itself) gives logits that depend on what
+ran before; evaluated in the same blocks whatever is reused, a prompt gives the same logits, so the replies are
+byte-identical with the cache or without it, in any order of calls.
 """
 
 from __future__ import annotations
@@ -150,8 +150,9 @@ def _block_aligned_llama_class() -> type:
 
         Before llama-cpp-python's `generate` runs, `_prompt_prepare` positions the context on the longest whole-block
         prefix of the prompt that the context holds or the state cache has (restoring that state), evaluates the
-        prompt's remaining whole blocks, and saves the state there; `generate` then evaluates the last block and
-        samples. The blocks and their batches are the same whatever was reused, so the logits are too.
+        prompt's remaining whole blocks, and saves the state there when most of them were new; `generate` then
+        evaluates the last block and samples. The blocks and their batches are the same whatever was reused, so the
+        logits are too.
         """
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -196,7 +197,9 @@ def _block_aligned_llama_class() -> type:
             self.n_tokens = reused
             if end > reused:
                 self.eval(tokens[reused:end])
-                if cache is not None:
+                # Kept when mostly new: a prompt whose prefix was at hand (the next rating of one few-shot family)
+                # would only add another copy of that prefix to the cache.
+                if cache is not None and reused < end / 2:
                     cache[tokens[:end]] = self.save_state()
             self.whole_blocks = end
             stats = self.prefix_stats
