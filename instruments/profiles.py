@@ -423,6 +423,25 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
     }
 
 
+def leaderboard_sections(board: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A leaderboard's columns split by their group, a table each (MoralBench's four item sets), so that no table is
+    wider than a desktop: each section has its columns, every row's cells of them, and their mean and range. A board
+    whose columns share one group is one section."""
+    sections: dict[str, list[int]] = {}
+    for index, column in enumerate(board["columns"]):
+        sections.setdefault(str(column["group"]), []).append(index)
+    return [
+        {
+            "group": group if len(sections) > 1 else "",
+            "columns": [board["columns"][index] for index in indices],
+            "rows": [{**row, "cells": [row["cells"][index] for index in indices]} for row in board["rows"]],
+            "mean": [board["mean"][index] for index in indices],
+            "range": [board["range"][index] for index in indices],
+        }
+        for group, indices in sections.items()
+    ]
+
+
 def cell_note_text(note: Mapping[str, Any]) -> str:
     """Why a published cell cannot be what the paper prints, in the page's language."""
     bound = note.get("bound")

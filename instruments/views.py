@@ -279,6 +279,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "instrument": plugin,
             "board": board,
+            "sections": profiles.leaderboard_sections(board),
             "paper": {"url": reverse(paper[0]), "title": paper[1]} if paper else None,
             "csv_url": reverse("leaderboard-csv", args=[slug]),
             "json_url": reverse("leaderboard-json", args=[slug]),
