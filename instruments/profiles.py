@@ -373,8 +373,10 @@ def measured_subjects(instrument: str) -> list[Subject]:
 
 def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
     """One instrument's leaderboard: a row per subject (its figures by key, its replicates), a column per figure
-    (in the first subject's order), and below them the mean and the range of each column over the subjects
-    (`scoring.compare.column_summary`), as VirtueMap's Table 1 prints them."""
+    (in the first subject's order), and below them the mean and the range of each column (`scoring.compare.
+    column_summary`), as VirtueMap's Table 1 prints them, over the runs only: a row's ``left_out`` says why it is not
+    in them ("published": a paper's printed row; "flagged": a run with diagnostic flags), ``summary_over`` lists
+    the slugs they cover."""
     columns: dict[str, Figure] = {}
     for subject in subjects:
         for figure in subject.results[instrument].figures if instrument in subject.results else []:
@@ -401,9 +403,11 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
         )
     for row in rows:
         row["cells"] = [{"value": value, "note": note} for value, note in zip(row["values"], row["notes"], strict=True)]
-    # The papers' rows sit beside the runs but never enter their mean and range.
-    runs = [row for row in rows if row["source"] != Result.Source.PAPER]
-    summaries = [column_summary([row["values"][index] for row in runs]) for index in range(len(columns))]
+        # The papers' rows sit beside the runs but are never averaged with them; a run whose diagnostics flagged it
+        # (a parse failure, a constant answer) is shown but would pull the mean toward an artefact.
+        row["left_out"] = "published" if row["source"] == Result.Source.PAPER else "flagged" if row["flags"] else ""
+    summarised = [row for row in rows if not row["left_out"]]
+    summaries = [column_summary([row["values"][index] for row in summarised]) for index in range(len(columns))]
     protocols = sorted({row["protocol"] for row in rows})
     labels = {key: figure.label for key, figure in columns.items()}
     return {
@@ -418,6 +422,8 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
         "protocols": protocols,
         "comparable": len(protocols) <= 1,
         "rows": rows,
+        "summary_over": [row["slug"] for row in summarised],
+        "flagged_left_out": [row["name"] for row in rows if row["left_out"] == "flagged"],
         "mean": [summary.mean for summary in summaries],
         "range": [{"low": summary.low, "high": summary.high} for summary in summaries],
     }
