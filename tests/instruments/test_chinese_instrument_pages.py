@@ -182,3 +182,13 @@ def test_the_instruments_api_names_the_instruments_in_the_requested_language(cli
     assert by_slug["transitivity"]["languages"] == ["en"]  # its items are English only
     english = {row["slug"]: row for row in client.get("/api/v1/instruments/?lang=en").json()}
     assert english["transitivity"]["name"] == "Transitivity test"
+
+
+def test_the_transitivity_principles_are_named_and_defined_in_chinese(client, transitivity_instrument):
+    chinese = client.get("/transitivity/" + ZH).content.decode()
+    english = client.get("/transitivity/?lang=en").content.decode()
+
+    assert (
+        "关爱（情感）" in chinese and "关心他人的感受" in chinese and "Care for the feelings of others" not in chinese
+    )
+    assert "Care-emotional" in english and "Care for the feelings of others" in english
