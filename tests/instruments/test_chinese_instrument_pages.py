@@ -192,3 +192,11 @@ def test_the_transitivity_principles_are_named_and_defined_in_chinese(client, tr
         "关爱（情感）" in chinese and "关心他人的感受" in chinese and "Care for the feelings of others" not in chinese
     )
     assert "Care-emotional" in english and "Care for the feelings of others" in english
+
+
+def test_amaeval_names_its_moral_values_in_chinese(client, loaded):
+    chinese = client.get("/amaeval/" + ZH).content.decode()
+    english = client.get("/amaeval/?lang=en").content.decode()
+
+    assert "（权威, 关爱, 公平, 忠诚, 圣洁）" in chinese and "Authority" not in chinese
+    assert "(Authority, Care, Fairness, Loyalty, Sanctity)" in english
