@@ -200,3 +200,13 @@ def test_amaeval_names_its_moral_values_in_chinese(client, loaded):
 
     assert "（权威, 关爱, 公平, 忠诚, 圣洁）" in chinese and "Authority" not in chinese
     assert "(Authority, Care, Fairness, Loyalty, Sanctity)" in english
+
+
+def test_every_study_is_named_in_chinese_where_a_participant_reads_its_name():
+    from instruments import registry
+    from surveys.views import _study_name
+
+    for slug in registry.studies():
+        with translation.override("zh-hans"):
+            chinese = _study_name(slug)
+        assert re.search(r"[\u4e00-\u9fff]", chinese), f"{slug}: {chinese!r}"
