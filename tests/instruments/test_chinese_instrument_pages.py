@@ -210,3 +210,20 @@ def test_every_study_is_named_in_chinese_where_a_participant_reads_its_name():
         with translation.override("zh-hans"):
             chinese = _study_name(slug)
         assert re.search(r"[\u4e00-\u9fff]", chinese), f"{slug}: {chinese!r}"
+
+
+def test_a_whole_pairwise_block_names_the_principles_in_chinese_in_the_results(client, loaded):
+    _chinese(client, "/transitivity/questionnaire/?block=3&lang=zh-hans")
+    client.post("/transitivity/questionnaire/", {"agree": "on", "accept": "1", "block": "3"})
+    for _ in range(60):  # bounded: a block is 21 pairs
+        item = client.get("/transitivity/questionnaire/next/")
+        if item.status_code != 200 or 'name="position"' not in item.content.decode():
+            break
+        position = _position(item.content.decode())
+        client.post("/transitivity/questionnaire/next/", {"position": str(position), "situation": "1"})
+    results = _chinese(client, "/transitivity/questionnaire/results/")
+
+    assert re.search(r"<strong>(权威|关爱（情感）|关爱（身体）|公平|自由|忠诚|圣洁)</strong>", results)
+    assert not re.search(
+        r"<strong>(Authority|Care-emotional|Care-physical|Fairness|Liberty|Loyalty|Sanctity)</strong>", results
+    )
