@@ -60,8 +60,11 @@ def _results_record(result: Result) -> dict[str, Any]:
 
 
 def stored_results() -> QuerySet[Result]:
+    """The results of models measured here (their choice vectors); a paper's printed row has none and is shown from
+    the paper's own table (`summary_get(source="paper")`)."""
     return (
         Result.objects.filter(instrument=INSTRUMENT)
+        .exclude(source=Result.Source.PAPER)
         .select_related("model", "run")
         .order_by("model__name", "model__slug")
     )
