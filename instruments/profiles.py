@@ -377,8 +377,10 @@ def measured_subjects(instrument: str) -> list[Subject]:
 
 def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
     """One instrument's leaderboard: a row per subject (its figures by key, its replicates), a column per figure
-    (in the first subject's order), and below them the mean and the range of each column over the subjects
-    (`scoring.compare.column_summary`), as VirtueMap's Table 1 prints them."""
+    (in the first subject's order), and below them the mean and the range of each column (`scoring.compare.
+    column_summary`), as VirtueMap's Table 1 prints them, over the runs only: a row's ``left_out`` says why it is not
+    in them ("published": a paper's printed row; "flagged": a run with diagnostic flags), ``summary_over`` lists
+    the slugs they cover."""
     columns: dict[str, Figure] = {}
     for subject in subjects:
         for figure in subject.results[instrument].figures if instrument in subject.results else []:
@@ -405,9 +407,11 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
         )
     for row in rows:
         row["cells"] = [{"value": value, "note": note} for value, note in zip(row["values"], row["notes"], strict=True)]
-    # The papers' rows sit beside the runs but never enter their mean and range.
-    runs = [row for row in rows if row["source"] != Result.Source.PAPER]
-    summaries = [column_summary([row["values"][index] for row in runs]) for index in range(len(columns))]
+        # The papers' rows sit beside the runs but are never averaged with them; a run whose diagnostics flagged it
+        # (a parse failure, a constant answer) is shown but would pull the mean toward an artefact.
+        row["left_out"] = "published" if row["source"] == Result.Source.PAPER else "flagged" if row["flags"] else ""
+    summarised = [row for row in rows if not row["left_out"]]
+    summaries = [column_summary([row["values"][index] for row in summarised]) for index in range(len(columns))]
     protocols = sorted({row["protocol"] for row in rows})
     labels = {key: figure.label for key, figure in columns.items()}
     return {
@@ -422,9 +426,30 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
         "protocols": protocols,
         "comparable": len(protocols) <= 1,
         "rows": rows,
+        "summary_over": [row["slug"] for row in summarised],
+        "flagged_left_out": [row["name"] for row in rows if row["left_out"] == "flagged"],
         "mean": [summary.mean for summary in summaries],
         "range": [{"low": summary.low, "high": summary.high} for summary in summaries],
     }
+
+
+def leaderboard_sections(board: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A leaderboard's columns split by their group, a table each (MoralBench's four item sets), so that no table is
+    wider than a desktop: each section has its columns, every row's cells of them, and their mean and range. A board
+    whose columns share one group is one section."""
+    sections: dict[str, list[int]] = {}
+    for index, column in enumerate(board["columns"]):
+        sections.setdefault(str(column["group"]), []).append(index)
+    return [
+        {
+            "group": group if len(sections) > 1 else "",
+            "columns": [board["columns"][index] for index in indices],
+            "rows": [{**row, "cells": [row["cells"][index] for index in indices]} for row in board["rows"]],
+            "mean": [board["mean"][index] for index in indices],
+            "range": [board["range"][index] for index in indices],
+        }
+        for group, indices in sections.items()
+    ]
 
 
 def cell_note_text(note: Mapping[str, Any]) -> str:

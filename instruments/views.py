@@ -279,6 +279,8 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "instrument": plugin,
             "board": board,
+            "sections": profiles.leaderboard_sections(board),
+            "wide_page": True,  # tables of many columns: the page takes a desktop's width
             "paper": {"url": reverse(paper[0]), "title": paper[1]} if paper else None,
             "csv_url": reverse("leaderboard-csv", args=[slug]),
             "json_url": reverse("leaderboard-json", args=[slug]),
@@ -287,18 +289,20 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def leaderboard_csv_text(board: dict[str, Any]) -> str:
-    """The leaderboard as printed: a row per model, then the mean and range rows."""
+    """The leaderboard as printed: a row per model (with why it is left out of the summary, if it is), then the mean
+    and range rows."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     keys = [column["key"] for column in board["columns"]]
-    writer.writerow(["model", "slug", "source", "protocol", *keys, "n", "diagnostic_flags", "citation", "cell_notes"])
+    writer.writerow(["model", "slug", "source", "protocol", *keys, "n", "diagnostic_flags", "citation", "cell_notes",
+                     "left_out_of_mean_and_range"])  # fmt: skip
     for row in board["rows"]:
         notes = "; ".join(f"{key}: {note}" for key, note in zip(keys, row["notes"], strict=True) if note)
         writer.writerow([row["name"], row["slug"], row["source"], row["protocol"], *_blank(*row["values"]), row["n"],
-                         " ".join(row["flags"]), row["citation"], notes])  # fmt: skip
-    # Over the runs only: the published rows are never averaged in.
-    writer.writerow(["Mean", "", "", "", *_blank(*board["mean"]), "", "", "", ""])
-    writer.writerow(["Range", "", "", "", *(_range(**extent) for extent in board["range"]), "", "", "", ""])
+                         " ".join(row["flags"]), row["citation"], notes, row["left_out"]])  # fmt: skip
+    # Over the unflagged runs only: published and flagged rows are never averaged in.
+    writer.writerow(["Mean", "", "", "", *_blank(*board["mean"]), "", "", "", "", ""])
+    writer.writerow(["Range", "", "", "", *(_range(**extent) for extent in board["range"]), "", "", "", "", ""])
     return out.getvalue()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from instruments import registry
@@ -73,8 +73,9 @@ def reference_resume(request: HttpRequest) -> HttpResponse:
 
 
 def _study_name(study: str) -> str:
+    """A study's name in the request's language (the declarations mark their names with gettext_noop)."""
     studies = registry.studies()
-    return studies[study].name if study in studies else study
+    return gettext(studies[study].name) if study in studies else study
 
 
 def _continue_url(study: str) -> str:

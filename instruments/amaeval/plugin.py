@@ -133,7 +133,7 @@ class Amaeval(Instrument):
     studies = (
         Study(
             STUDY,
-            "AMAeval for people: rating moral reasoning",
+            gettext_noop("AMAeval for people: rating moral reasoning"),
             "amaeval",
             consent=AMAEVAL_CONSENT,
             consent_translations=(AMAEVAL_CONSENT_ZH,),

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+from django.utils import translation
 
 from instruments.amaeval import items
 from instruments.amaeval.models import Derivation, Evaluation, Scenario
@@ -12,6 +17,7 @@ from scoring.amaeval import PersonRating, task1_class
 INSTRUMENT = "amaeval"
 
 VALUES_FALLBACK = ("Authority", "Care", "Fairness", "Loyalty", "Sanctity")
+TRANSLATIONS = Path(__file__).resolve().parent / "fixtures" / "translations.json"
 
 
 def moral_values() -> list[str]:
@@ -19,6 +25,18 @@ def moral_values() -> list[str]:
     rows = Derivation.objects.order_by("position").values_list("position", "value").distinct()
     values = [value for _, value in dict(rows).items()]
     return values or list(VALUES_FALLBACK)
+
+
+@functools.cache
+def _translations() -> dict[str, Any]:
+    return json.loads(TRANSLATIONS.read_text(encoding="utf-8"))
+
+
+def value_name(value: str, language: str | None = None) -> str:
+    """A moral value of the dataset by its name in ``language`` (default: the active language); the dataset's English
+    name where the fixture has no translation."""
+    language = (language or translation.get_language() or "en").lower()
+    return ((_translations().get(language) or {}).get("values") or {}).get(value, value)
 
 
 def dataset() -> dict[str, Any]:

@@ -31,7 +31,7 @@ def about(request: HttpRequest) -> HttpResponse:
         {
             "items_language": items_language_notice(registry.instrument("amaeval").identity),
             "counts": selectors.dataset_counts(),
-            "values": selectors.moral_values(),
+            "values": [selectors.value_name(value) for value in selectors.moral_values()],
             "few_shot": FEW_SHOT,
             "columns": reports.COLUMNS,
             "rows": rows,

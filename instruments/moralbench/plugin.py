@@ -130,7 +130,7 @@ class MoralBench(Instrument):
     studies = (
         Study(
             STUDY,
-            "MoralBench for people",
+            gettext_noop("MoralBench for people"),
             "moralbench",
             consent=MORALBENCH_CONSENT,
             consent_translations=(MORALBENCH_CONSENT_ZH,),

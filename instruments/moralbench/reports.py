@@ -89,7 +89,8 @@ def _cell(record: Mapping[str, Any], foundation: str | None) -> dict[str, Any]:
     """One model's score in one set for a foundation (None: the total) with its interval."""
     interval = record["intervals"]["total" if foundation is None else foundation]
     score = record["total"] if foundation is None else record["foundations"].get(foundation)
-    return {"score": score, "low": interval["low"], "high": interval["high"], "n": interval["n"]}
+    # A paper's printed row has no interval (the paper prints none): its bounds are None.
+    return {"score": score, "low": interval.get("low"), "high": interval.get("high"), "n": interval["n"]}
 
 
 def paper_tables(

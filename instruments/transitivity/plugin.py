@@ -104,7 +104,7 @@ class Transitivity(Instrument):
     studies = (
         Study(
             STUDY,
-            "Pairwise moral choices",
+            gettext_noop("Pairwise moral choices"),
             "transitivity",
             consent=TRANSITIVITY_CONSENT,
             consent_translations=(TRANSITIVITY_CONSENT_ZH,),

@@ -203,7 +203,7 @@ class PairwiseQuestionnaire(Questionnaire):
         block = items[0]["block"]
         person = subject_results(alternatives=principle_codes(), vectors=choice_vectors(items, answers))
         situations = {
-            vignette.principle_id: {"name": vignette.principle.name, "text": vignette.text}
+            vignette.principle_id: {"name": selectors.principle_text(vignette.principle, "name"), "text": vignette.text}
             for vignette in Vignette.objects.filter(block_id=block).select_related("principle")
         }
         models, mine = selectors.model_results_list(), block_shares(person)

@@ -8,9 +8,12 @@ answer-quality record of `scoring.diagnostics`, with its flags).
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import translation
 
 from instruments.transitivity.models import Principle
 from llmruns.diagnostics import run_diagnostics
@@ -57,8 +60,11 @@ def _results_record(result: Result) -> dict[str, Any]:
 
 
 def stored_results() -> QuerySet[Result]:
+    """The results of models measured here (their choice vectors); a paper's printed row has none and is shown from
+    the paper's own table (`summary_get(source="paper")`)."""
     return (
         Result.objects.filter(instrument=INSTRUMENT)
+        .exclude(source=Result.Source.PAPER)
         .select_related("model", "run")
         .order_by("model__name", "model__slug")
     )
@@ -119,3 +125,21 @@ def summary_get(*, source: str = "runs", models: str | None = None) -> dict[str,
             )
         results = [by_slug[slug] for slug in slugs]
     return summary.runs_summary(alternatives(), results)
+
+
+@functools.cache
+def _principle_translations() -> dict[str, dict[str, dict[str, str]]]:
+    """Each principle's texts in the other languages, as the fixture keeps them beside the English (code → language
+    → field → text)."""
+    from instruments.transitivity.services import TRANSITIVITY_FIXTURE
+
+    data = json.loads(TRANSITIVITY_FIXTURE.read_text(encoding="utf-8"))
+    return {principle["code"]: principle.get("translations") or {} for principle in data["principles"]}
+
+
+def principle_text(principle: Principle, field: str, language: str | None = None) -> str:
+    """A principle's ``field`` ("name" or "definition") in ``language`` (default: the active language); the paper's
+    English where the fixture has no translation."""
+    language = (language or translation.get_language() or "en").lower()
+    translated = (_principle_translations().get(principle.code, {}).get(language) or {}).get(field)
+    return translated or getattr(principle, field)

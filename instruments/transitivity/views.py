@@ -56,7 +56,14 @@ def about(request: HttpRequest) -> HttpResponse:
         request,
         "transitivity/about.html",
         {
-            "principles": list(Principle.objects.order_by("index")),
+            "principles": [
+                {
+                    "code": principle.code,
+                    "name": selectors.principle_text(principle, "name"),
+                    "definition": selectors.principle_text(principle, "definition"),
+                }
+                for principle in Principle.objects.order_by("index")
+            ],
             "design": design,
             "items_language": items_language_notice(registry.instrument("transitivity").identity),
             "question": "Choose the situation you think is morally worse.",

@@ -122,7 +122,7 @@ class VirtueMap(Instrument):
     studies = (
         Study(
             VALIDATION,
-            "Key validation study",
+            gettext_noop("Key validation study"),
             "virtuemap",
             consent=VALIDATION_CONSENT,
             consent_translations=(VALIDATION_CONSENT_ZH,),
@@ -131,7 +131,7 @@ class VirtueMap(Instrument):
         ),
         Study(
             PROFILING,
-            "Profiling questionnaire",
+            gettext_noop("Profiling questionnaire"),
             "virtuemap",
             consent=PROFILING_CONSENT,
             consent_translations=(PROFILING_CONSENT_ZH,),

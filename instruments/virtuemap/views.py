@@ -53,22 +53,13 @@ from surveys.web import consent_from_form, respondent_session_key, withdraw_in_b
 from virtuemap_site.abuse import consent_rate_limited, submit_rate_limited
 
 
-def model_thumbnails(virtues: list) -> list[dict]:
-    """Every published model's pentagon for the home page, on one axis so they compare by eye, from the published
-    scores kept in memory (`published_profile_scores`: no query once warm)."""
+def model_score_rows(virtues: list) -> list[dict]:
+    """Every published model's virtue scores for the home page's small table (a row per model, a column per virtue,
+    by name), from the published scores kept in memory (`published_profile_scores`: no query once warm)."""
     profiles = published_profile_scores()
-    values = {slug: [scores.get(virtue.id) for virtue in virtues] for slug, (_, scores) in profiles.items()}
-    axis_min = axis_minimum([value for row in values.values() for value in row])
-    names = [item_text(virtue, "name") for virtue in virtues]
     return [
-        {
-            "slug": slug,
-            "name": name,
-            "chart": radar_chart(
-                axis_labels=names, series=[RadarSeries(name, values[slug], "model")], axis_min=axis_min
-            ),
-        }
-        for slug, (name, _) in sorted(profiles.items(), key=lambda item: item[1][0])
+        {"slug": slug, "name": name, "scores": [scores.get(virtue.id) for virtue in virtues]}
+        for slug, (name, scores) in sorted(profiles.items(), key=lambda item: item[1][0])
     ]
 
 
@@ -80,7 +71,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "virtuemap/home.html",
         {
             "virtues": virtues,
-            "thumbnails": model_thumbnails(virtues),
+            "model_rows": model_score_rows(virtues),
             "dilemma_count": dilemma_list_with_options().count(),
             "retained_key_count": keys.count(),
             "published_key_count": keys.filter(provenance="published").count(),

@@ -1,9 +1,12 @@
 """The cross-instrument pages in a real browser, on a phone and a desktop: a model's page, a comparison of three
-models, a leaderboard sorted and downloaded, and the home page's thumbnails above the invitation."""
+models, a leaderboard sorted and downloaded, and the home page's two actions in the first screen."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import call_command
 
 from tests.profiles.conftest import CLAUDE, GEMINI, GPT, four_instruments  # noqa: F401 -- the fixture
 
@@ -41,29 +44,39 @@ def test_a_leaderboard_sorts_by_a_column_and_downloads(page, four_instruments, s
     heading = page.get_by_role("button", name="Courage")
 
     def courage() -> list[float]:
-        index = [text.strip() for text in page.locator("thead th").all_inner_texts()].index("Courage")
-        cells = page.locator(f"tbody tr td:nth-child({index + 1})").all()
+        table = page.locator("table[data-leaderboard]")
+        index = [text.strip() for text in table.locator("thead th").all_inner_texts()].index("Courage")
+        cells = table.locator(f"tbody tr td:nth-child({index + 1})").all()
         return [float(cell.get_attribute("data-value")) for cell in cells]
 
     heading.click()  # a score: highest first, as a reader of a leaderboard looks for
     assert courage() == sorted(courage(), reverse=True)
     heading.click()
     assert courage() == sorted(courage())
-    assert page.locator("tfoot tr").count() == 2  # the mean and range rows stay below
+    assert page.locator("table[data-leaderboard] tfoot tr").count() == 2  # the mean and range rows stay below
     with page.expect_download() as download:
         page.get_by_role("link", name="CSV").click()
     assert download.value.suggested_filename == "virtuemap-leaderboard.csv"
     screenshot(page, "leaderboard-sorted")
 
 
-def test_the_home_page_shows_the_pentagons_and_keeps_the_invitation_in_the_first_screen(
+def test_the_home_page_puts_its_two_actions_in_the_first_screen_and_the_models_in_a_table(
     page, published_models, screenshot
 ):
+    call_command("open_validation", "--first-time", stdout=io.StringIO())  # as `make run` opens it
     page.goto("/")
 
-    assert page.locator(".model-thumbnails li").count() == 3
-    invitation = page.get_by_role("heading", name="Take part").bounding_box()
-    assert invitation["y"] + invitation["height"] <= page.viewport_size["height"], "the invitation is below the fold"
-    page.locator(f'.model-thumbnails a[data-model="{GPT}"]').click()
+    for action in ("Profile yourself", "Take part in the study"):
+        box = page.locator("[data-home-actions]").get_by_role("link", name=action).bounding_box()
+        assert box["y"] + box["height"] <= page.viewport_size["height"], f"{action} is below the fold"
+    assert page.locator("[data-model-summary] tbody tr").count() == 3
+    headings = page.locator("[data-model-summary] thead th").all_inner_texts()
+    assert [heading.strip() for heading in headings][1:] == ["Practical Wisdom", "Justice", "Truthfulness", "Courage",
+                                                             "Temperance"]  # fmt: skip
+    assert (
+        page.locator("[data-model-summary] td").first.evaluate("cell => parseFloat(getComputedStyle(cell).fontSize)")
+        >= 12
+    )
+    page.locator(f'[data-model-summary] a[data-model="{GPT}"]').click()
     assert page.get_by_role("heading", name="GPT").is_visible()
-    screenshot(page, "home-thumbnails")
+    screenshot(page, "home-actions")

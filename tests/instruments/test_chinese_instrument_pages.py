@@ -182,3 +182,48 @@ def test_the_instruments_api_names_the_instruments_in_the_requested_language(cli
     assert by_slug["transitivity"]["languages"] == ["en"]  # its items are English only
     english = {row["slug"]: row for row in client.get("/api/v1/instruments/?lang=en").json()}
     assert english["transitivity"]["name"] == "Transitivity test"
+
+
+def test_the_transitivity_principles_are_named_and_defined_in_chinese(client, transitivity_instrument):
+    chinese = client.get("/transitivity/" + ZH).content.decode()
+    english = client.get("/transitivity/?lang=en").content.decode()
+
+    assert (
+        "关爱（情感）" in chinese and "关心他人的感受" in chinese and "Care for the feelings of others" not in chinese
+    )
+    assert "Care-emotional" in english and "Care for the feelings of others" in english
+
+
+def test_amaeval_names_its_moral_values_in_chinese(client, loaded):
+    chinese = client.get("/amaeval/" + ZH).content.decode()
+    english = client.get("/amaeval/?lang=en").content.decode()
+
+    assert "（权威, 关爱, 公平, 忠诚, 圣洁）" in chinese and "Authority" not in chinese
+    assert "(Authority, Care, Fairness, Loyalty, Sanctity)" in english
+
+
+def test_every_study_is_named_in_chinese_where_a_participant_reads_its_name():
+    from instruments import registry
+    from surveys.views import _study_name
+
+    for slug in registry.studies():
+        with translation.override("zh-hans"):
+            chinese = _study_name(slug)
+        assert re.search(r"[\u4e00-\u9fff]", chinese), f"{slug}: {chinese!r}"
+
+
+def test_a_whole_pairwise_block_names_the_principles_in_chinese_in_the_results(client, loaded):
+    _chinese(client, "/transitivity/questionnaire/?block=3&lang=zh-hans")
+    client.post("/transitivity/questionnaire/", {"agree": "on", "accept": "1", "block": "3"})
+    for _ in range(60):  # bounded: a block is 21 pairs
+        item = client.get("/transitivity/questionnaire/next/")
+        if item.status_code != 200 or 'name="position"' not in item.content.decode():
+            break
+        position = _position(item.content.decode())
+        client.post("/transitivity/questionnaire/next/", {"position": str(position), "situation": "1"})
+    results = _chinese(client, "/transitivity/questionnaire/results/")
+
+    assert re.search(r"<strong>(权威|关爱（情感）|关爱（身体）|公平|自由|忠诚|圣洁)</strong>", results)
+    assert not re.search(
+        r"<strong>(Authority|Care-emotional|Care-physical|Fairness|Liberty|Loyalty|Sanctity)</strong>", results
+    )

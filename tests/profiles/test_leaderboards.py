@@ -41,3 +41,25 @@ def test_the_leaderboard_downloads_as_csv_and_json(client, four_instruments):
     assert len(rows) == 1 + 3 + 2
     assert [row["slug"] for row in board["rows"]] == [CLAUDE, GPT, GEMINI]  # by name: "GPT" sorts before "Gemini"
     assert board["mean"][0] == pytest.approx(sum(row["values"][0] for row in board["rows"]) / 3)
+
+
+def test_a_flagged_run_is_shown_but_left_out_of_the_mean_and_range(client, four_instruments):
+    flagged = {"flags": [{"code": "position", "reason": "Answered by position."}]}
+    Result.objects.filter(model__slug=GEMINI, instrument="virtuemap").update(diagnostics=flagged)
+    courage = {
+        slug: Result.objects.get(model__slug=slug, instrument="virtuemap").summary["profile_stats"]["courage"]["mean"]
+        for slug in (GPT, CLAUDE)
+    }
+
+    page = client.get("/leaderboards/virtuemap/").content.decode()
+    board = client.get("/leaderboards/virtuemap.json").json()
+    rows = list(csv.DictReader(io.StringIO(client.get("/leaderboards/virtuemap.csv").content.decode())))
+
+    assert page.count("<tr data-model=") == 3 and "⚠ flagged" in page
+    assert "over 2 models' runs without diagnostic flags" in page and "Left out as flagged (marked ⚠): Gemini" in page
+    assert f"{min(courage.values()):.2f}–{max(courage.values()):.2f}" in page
+    courage_index = [column["key"] for column in board["columns"]].index("courage")
+    assert board["mean"][courage_index] == pytest.approx(sum(courage.values()) / 2)
+    assert sorted(board["summary_over"]) == sorted([GPT, CLAUDE])
+    assert {row["slug"]: row["left_out_of_mean_and_range"] for row in rows[:3]}[GEMINI] == "flagged"
+    assert rows[3]["courage"] == str(board["mean"][courage_index])

@@ -128,3 +128,11 @@ def test_a_moralbench_leaderboard_of_the_papers_rows_alone_is_comparable(publish
     board = client.get("/leaderboards/moralbench.json").json()
 
     assert board["protocols"] == ["paper"] and board["comparable"] is True
+
+
+@pytest.mark.parametrize("path", ["/transitivity/", "/transitivity/models/", "/moralbench/", "/moralbench/models/"])
+def test_the_instrument_pages_serve_with_the_published_rows_loaded(client, path):
+    call_command("load_instrument", stdout=io.StringIO())
+    call_command("load_published_rows", stdout=io.StringIO())
+
+    assert client.get(path).status_code == 200
