@@ -419,6 +419,43 @@ class ProfileSection:
     context: Mapping[str, Any]
 
 
+@dataclass(frozen=True)
+class PublishedRow:
+    """A row of a paper's table: a result whose source is the paper, not a run (`load_published_rows` stores it).
+
+    ``key`` names the row within its instrument (its model becomes "paper/<instrument>/<key>"); ``name`` is the
+    model as the paper prints it; ``citation`` the paper and table; ``summary`` the printed cells in the shape of the
+    instrument's results (so its figures read it); ``cell_notes``: figure key → why the paper's own data contradicts
+    that cell (e.g. above the attainable maximum); ``protocol`` the named protocol the paper's figures were made by.
+    """
+
+    key: str
+    name: str
+    citation: str
+    summary: Mapping[str, Any]
+    cell_notes: Mapping[str, str] = field(default_factory=dict)
+    protocol: str = ""
+
+
+@dataclass(frozen=True)
+class PrintedSummary:
+    """What a paper prints about its own table, for a leaderboard to check the same rows as computed here.
+
+    ``models``: the slug of each model whose result here reproduces a printed row → that row's name; ``mean`` and
+    ``range``: figure key → the mean and the range (highest − lowest) the paper's text prints over those rows;
+    ``cells``: model slug → figure key → the printed cell. ``*_decimals``: the places the paper prints them to.
+    """
+
+    source: str
+    models: Mapping[str, str]
+    mean: Mapping[str, float]
+    range: Mapping[str, float]
+    cells: Mapping[str, Mapping[str, float]]
+    mean_decimals: int = 1
+    range_decimals: int = 2
+    cell_decimals: int = 1
+
+
 class AnswerRejected(ValueError):
     """A person's answer to a questionnaire item that cannot be stored; the message is shown to them."""
 
@@ -475,6 +512,14 @@ class Questionnaire:
         """Read the answer to ``item`` from the submitted form ``data``; raise `AnswerRejected` when there is none."""
         raise NotImplementedError
 
+    # The instrument's own columns of its answers' CSV export (`surveys.exports.questionnaire_answers_export`), each
+    # (name, meaning) as its codebook states it; `export_values` gives one answer's values in this order.
+    export_columns: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def export_values(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> list[Any]:
+        """The values of `export_columns` for one stored ``item`` and its ``answer``."""
+        return []
+
     def answer_fields(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, str]:
         """The form data that `read_answer` reads as ``answer``, so that a page revisited with Back shows the stored
         answer as chosen. The default, {}, shows the page unanswered."""
@@ -511,6 +556,9 @@ class Instrument:
     # The module of the instrument's part in the cross-instrument pages (its functions figure_context, figures,
     # section, report_url; each optional), imported only when such a page asks: e.g. "instruments.virtuemap.profile".
     profile_module: ClassVar[str | None] = None
+    # The module that reads the instrument's paper tables (its function published_rows()), e.g.
+    # "instruments.moralbench.papers"; None when the paper publishes no per-model table.
+    papers_module: ClassVar[str | None] = None
 
     @property
     def slug(self) -> str:
@@ -657,6 +705,27 @@ class Instrument:
         """What a result in ``language`` computed now depends on besides the answers (e.g. the retained keys that
         score that language's answers); {} for nothing."""
         return {}
+
+    def result_protocol(self, plan: Mapping[str, Any]) -> str:
+        """The named protocol a run under ``plan`` asked by, stored with its result: results of different protocols
+        are marked not comparable wherever two are compared. The default reads the plan's "protocol" ("" for none)."""
+        return str(plan.get("protocol") or "")
+
+    def published_rows(self) -> list[PublishedRow]:
+        """The rows of the instrument's paper tables (the papers module's ``published_rows()``); [] without one."""
+        if self.papers_module is None:
+            return []
+        return importlib.import_module(self.papers_module).published_rows()
+
+    def edition_version(self, language: str = "en") -> str:
+        """The version of the items a run in ``language`` is asked, stored as the run's and its result's
+        ``instrument_version``: the identity's version, unless the instrument versions its editions' texts."""
+        return self.identity.version
+
+    def printed_summary(self) -> PrintedSummary | None:
+        """What the instrument's paper prints over its table's rows (its means and ranges), which a leaderboard checks
+        its computed rows against; None when the paper prints none."""
+        return None
 
     # --- cross-instrument pages ------------------------------------------------------------------------------
     # A model's page, the comparison, the leaderboards and the API read every instrument through these four.

@@ -16,10 +16,10 @@ from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
 from instruments import registry
-from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, ProfileSection
+from instruments.base import Figure, FigureContext, Instrument, PeopleFigure, PrintedSummary, ProfileSection
 from llmruns.models import LLMModel, Result, Run
 from llmruns.results import CurrentDependencies, result_is_stale
-from scoring.compare import Sample, column_summary, mean_interval, sample_differences
+from scoring.compare import Sample, column_summary, mean_interval, printed_agrees, sample_differences
 from surveys.questionnaire import person_questionnaire_summary
 
 # At most this many subjects on one comparison (the issue's limit: the overlaid pictures stay readable).
@@ -65,6 +65,18 @@ class InstrumentResult:
     stale: bool = False
     diagnostics: Mapping[str, Any] = field(default_factory=dict)
     report_url: str | None = None
+    protocol: str = ""
+    citation: str = ""
+    # A published row's cells its paper's own data contradicts: figure key → {"reason", "bound"} (`cell_note_text`).
+    cell_notes: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def published(self) -> bool:
+        return self.source == Result.Source.PAPER
+
+    def notes_text(self) -> dict[str, str]:
+        """The cell notes as sentences in the page's language, by figure key."""
+        return {key: cell_note_text(note) for key, note in self.cell_notes.items()}
 
     def record(self) -> dict[str, Any]:
         result = self.result
@@ -72,6 +84,9 @@ class InstrumentResult:
             "instrument": self.instrument,
             "name": self.name,
             "source": self.source,
+            "protocol": self.protocol,
+            "citation": self.citation,
+            "cell_notes": self.notes_text(),
             "language": result.language if result else None,
             "instrument_version": result.instrument_version if result else None,
             "stale": self.stale,
@@ -131,12 +146,22 @@ def model_subjects(slugs: Sequence[str]) -> tuple[list[Subject], list[str]]:
                 source=result.source,
                 result=result,
                 summary=result.summary,
+                protocol=_protocol(result),
+                citation=result.citation,
+                cell_notes=result.cell_notes or {},
             )
             subject.editions.setdefault(result.instrument, {})[result.language] = entry
             # One language per instrument on these pages: the first published (English unless only another exists).
             if result.instrument not in subject.results or result.language == "en":
                 subject.results[result.instrument] = entry
     return subjects, [slug for slug in slugs if slug not in models]
+
+
+def _protocol(result: Result) -> str:
+    # A result published before results stored their protocol reads it from its run's plan.
+    if result.protocol or result.run is None:
+        return result.protocol
+    return registry.instrument(result.instrument).result_protocol(result.run.plan or {})
 
 
 def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContext]:
@@ -154,7 +179,9 @@ def subjects_with_figures(subjects: Sequence[Subject]) -> dict[str, FigureContex
             entry.figures = plugin.profile_figures(result.summary, contexts[slug])
             entry.stale = result_is_stale(result, current=current)
             entry.diagnostics = result.diagnostics
-            entry.report_url = plugin.report_url(subject.slug) if subject.model is not None else None
+            # The instrument's own report is of runs; a paper's row has its table instead.
+            shown = subject.model is not None and not entry.published
+            entry.report_url = plugin.report_url(subject.slug) if shown else None
     return contexts
 
 
@@ -295,7 +322,9 @@ def figure_table(subjects: Sequence[Subject], instrument: str) -> list[dict[str,
         for subject in subjects:
             entry = subject.results.get(instrument)
             figure = next((one for one in entry.figures if one.key == key), None) if entry else None
-            cells.append(figure_cell(figure))
+            cell = figure_cell(figure)
+            note = entry.notes_text().get(key) if entry is not None and cell is not None else None
+            cells.append({**cell, "note": note} if note else cell)
         rows.append({"key": key, "label": first.label, "group": first.group, "maximum": first.maximum, "cells": cells})
     return rows
 
@@ -365,16 +394,116 @@ def leaderboard(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
                 "slug": subject.slug,
                 "name": subject.name,
                 "source": entry.source,
+                "protocol": entry.protocol,
                 "stale": entry.stale,
                 "flags": [flag["code"] for flag in (entry.diagnostics or {}).get("flags") or []],
                 "n": max((figure.n for figure in entry.figures), default=0),
                 "values": [by_key[key].mean if key in by_key else None for key in columns],
+                "citation": entry.citation,
+                "notes": [entry.notes_text().get(key) for key in columns],
             }
         )
-    summaries = [column_summary([row["values"][index] for row in rows]) for index in range(len(columns))]
+    for row in rows:
+        row["cells"] = [{"value": value, "note": note} for value, note in zip(row["values"], row["notes"], strict=True)]
+    # The papers' rows sit beside the runs but never enter their mean and range.
+    runs = [row for row in rows if row["source"] != Result.Source.PAPER]
+    summaries = [column_summary([row["values"][index] for row in runs]) for index in range(len(columns))]
+    protocols = sorted({row["protocol"] for row in rows})
+    labels = {key: figure.label for key, figure in columns.items()}
     return {
         "columns": [{"key": key, "label": figure.label, "group": figure.group} for key, figure in columns.items()],
+        "published": sum(1 for row in rows if row["source"] == Result.Source.PAPER),
+        "cell_notes": [
+            {"model": row["name"], "slug": row["slug"], "column": labels[key], "key": key, "note": note}
+            for row in rows
+            for key, note in zip(columns, row["notes"], strict=True)
+            if note
+        ],
+        "protocols": protocols,
+        "comparable": len(protocols) <= 1,
         "rows": rows,
         "mean": [summary.mean for summary in summaries],
         "range": [{"low": summary.low, "high": summary.high} for summary in summaries],
     }
+
+
+def cell_note_text(note: Mapping[str, Any]) -> str:
+    """Why a published cell cannot be what the paper prints, in the page's language."""
+    bound = note.get("bound")
+    if note.get("reason") == "above_maximum":
+        return _("impossible: above the largest value the item set allows (%(bound)s)") % {"bound": bound}
+    if note.get("reason") == "below_minimum":
+        return _("impossible: below the smallest value the item set allows (%(bound)s)") % {"bound": bound}
+    if note.get("reason") == "not_row_sum":
+        return _("impossible: the printed total is not the sum of its row (%(bound)s)") % {"bound": bound}
+    return str(note.get("text") or note)
+
+
+def protocols_compared(subjects: Sequence[Subject], instrument: str) -> dict[str, Any]:
+    """The protocol of each subject's result on ``instrument`` (a model's slug → its named protocol, "" where none was
+    recorded) and whether they are comparable: results asked by different protocols are not."""
+    protocols = {
+        subject.slug: subject.results[instrument].protocol
+        for subject in subjects
+        if instrument in subject.results and not subject.is_people
+    }
+    distinct = sorted(set(protocols.values()))
+    return {"protocols": protocols, "distinct": distinct, "comparable": len(distinct) <= 1}
+
+
+def printed_check(board: Mapping[str, Any], printed: PrintedSummary | None) -> dict[str, Any] | None:
+    """A leaderboard's rows that reproduce a paper's printed rows (``printed.models``), checked against what the
+    paper prints: the mean and range of each printed column over those rows, and each of their cells, computed here
+    and rounded to the paper's places (`scoring.compare.printed_agrees`). A cell that differs by less than one unit
+    of the last printed place is a rounding ("kind": "rounding"), more is a discrepancy ("differs").
+
+    Returns {"source", "models": reproducing rows found, "expected": printed rows, "mean": [...], "range": [...],
+    "cells": [the differing cells only]}, or None when the paper prints nothing or no row reproduces one.
+    """
+    if printed is None:
+        return None
+    rows = [row for row in board["rows"] if row["slug"] in printed.models and row["source"] != "paper"]
+    if not rows:
+        return None
+    index = {column["key"]: number for number, column in enumerate(board["columns"])}
+    labels = {column["key"]: column["label"] for column in board["columns"]}
+
+    def check(key: str, computed: float | None, value: float, decimals: int) -> dict[str, Any]:
+        agrees = computed is not None and printed_agrees(computed, value, decimals)
+        return {
+            "key": key,
+            "label": labels.get(key, key),
+            "computed": computed,
+            "printed": value,
+            "decimals": decimals,
+            "agrees": agrees,
+            "kind": None if agrees or computed is None else _difference_kind(computed, value, decimals),
+        }
+
+    means, ranges = [], []
+    for key, value in printed.mean.items():
+        summary = column_summary([row["values"][index[key]] for row in rows]) if key in index else None
+        means.append(check(key, summary.mean if summary else None, value, printed.mean_decimals))
+    for key, value in printed.range.items():
+        summary = column_summary([row["values"][index[key]] for row in rows]) if key in index else None
+        spread = summary.high - summary.low if summary and summary.low is not None else None
+        ranges.append(check(key, spread, value, printed.range_decimals))
+    cells = []
+    for row in rows:
+        for key, value in printed.cells.get(row["slug"], {}).items():
+            computed = row["values"][index[key]] if key in index else None
+            cell = check(key, computed, value, printed.cell_decimals)
+            if not cell["agrees"]:
+                cells.append({**cell, "model": row["name"], "slug": row["slug"], "row": printed.models[row["slug"]]})
+    return {
+        "source": printed.source,
+        "models": len(rows),
+        "expected": len(printed.models),
+        "mean": means,
+        "range": ranges,
+        "cells": cells,
+    }
+
+
+def _difference_kind(computed: float, printed: float, decimals: int) -> str:
+    return "rounding" if abs(computed - printed) < 10.0**-decimals else "differs"

@@ -40,6 +40,9 @@ class InstrumentResultSerializer(serializers.Serializer):
     instrument = serializers.CharField()
     name = serializers.CharField()
     source = serializers.CharField(help_text="run, import, admin, or people (a pseudo-model of people's medians).")
+    protocol = serializers.CharField(
+        help_text="The named protocol the answers were asked by; results of different protocols are not comparable."
+    )
     language = serializers.CharField(allow_null=True)
     instrument_version = serializers.CharField(allow_null=True)
     stale = serializers.BooleanField(help_text="Computed with dependencies (e.g. keys) that have since changed.")
@@ -99,6 +102,10 @@ class ComparisonSerializer(serializers.Serializer):
     people = ModelResultsSerializer(allow_null=True, help_text="People's medians with N, where people took part.")
     differences = serializers.DictField(
         child=DifferenceSerializer(many=True), help_text="Per instrument, for exactly two models; {} otherwise."
+    )
+    comparable = serializers.DictField(
+        help_text='Per instrument: {"protocols": {slug: protocol}, "comparable": false when the models\' results were '
+        "asked by different protocols}."
     )
 
 
@@ -181,5 +188,6 @@ class CompareApi(APIView):
                 "models": [subject_record(subject) for subject in data["subjects"]],
                 "people": subject_record(data["people"]) if data["people"] else None,
                 "differences": data["differences"],
+                "comparable": {slug: profiles.protocols_compared(data["subjects"], slug) for slug in data["contexts"]},
             }
         )

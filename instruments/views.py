@@ -60,6 +60,7 @@ def _instrument_blocks(subjects: Sequence[profiles.Subject], people: profiles.Su
                 "table": profiles.figure_table(shown, slug),
                 "entries": entries,
                 "people_shown": len(shown) > len(subjects),
+                "protocols": profiles.protocols_compared(subjects, slug),
             }
         )
     return blocks
@@ -115,19 +116,20 @@ def results_csv(subjects: Sequence[profiles.Subject]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
         ["subject", "instrument", "group", "figure", "label", "mean", "std", "n", "ci_low", "ci_high", "maximum",
-         "source", "stale", "diagnostic_flags"]
+         "source", "protocol", "stale", "diagnostic_flags", "citation", "cell_note"]
     )  # fmt: skip
     for subject in subjects:
         for slug, entry in subject.results.items():
             flags = " ".join(flag["code"] for flag in (entry.diagnostics or {}).get("flags") or []) or (
                 "none" if entry.diagnostics else ""
             )
+            notes = entry.notes_text()
             for figure in entry.figures:
                 cell = profiles.figure_cell(figure) or {}
                 writer.writerow(
                     [subject.slug, slug, figure.group, figure.key, figure.label, *_blank(figure.mean, figure.std),
                      figure.n, *_blank(cell.get("low"), cell.get("high"), figure.maximum), entry.source,
-                     str(entry.stale).lower(), flags]
+                     entry.protocol, str(entry.stale).lower(), flags, entry.citation, notes.get(figure.key, "")]
                 )  # fmt: skip
     return out.getvalue()
 
@@ -256,7 +258,10 @@ def _leaderboard_or_404(slug: str) -> tuple[Any, dict[str, Any]]:
         raise Http404("No such instrument.")
     subjects = profiles.measured_subjects(slug)
     profiles.subjects_with_figures(subjects)
-    return registry.instrument(slug), profiles.leaderboard(subjects, slug)
+    plugin = registry.instrument(slug)
+    board = profiles.leaderboard(subjects, slug)
+    board["printed"] = profiles.printed_check(board, plugin.printed_summary())
+    return plugin, board
 
 
 @require_GET
@@ -286,12 +291,14 @@ def leaderboard_csv_text(board: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     keys = [column["key"] for column in board["columns"]]
-    writer.writerow(["model", "slug", "source", *keys, "n", "diagnostic_flags"])
+    writer.writerow(["model", "slug", "source", "protocol", *keys, "n", "diagnostic_flags", "citation", "cell_notes"])
     for row in board["rows"]:
-        writer.writerow([row["name"], row["slug"], row["source"], *_blank(*row["values"]), row["n"],
-                         " ".join(row["flags"])])  # fmt: skip
-    writer.writerow(["Mean", "", "", *_blank(*board["mean"]), "", ""])
-    writer.writerow(["Range", "", "", *(_range(**extent) for extent in board["range"]), "", ""])
+        notes = "; ".join(f"{key}: {note}" for key, note in zip(keys, row["notes"], strict=True) if note)
+        writer.writerow([row["name"], row["slug"], row["source"], row["protocol"], *_blank(*row["values"]), row["n"],
+                         " ".join(row["flags"]), row["citation"], notes])  # fmt: skip
+    # Over the runs only: the published rows are never averaged in.
+    writer.writerow(["Mean", "", "", "", *_blank(*board["mean"]), "", "", "", ""])
+    writer.writerow(["Range", "", "", "", *(_range(**extent) for extent in board["range"]), "", "", "", ""])
     return out.getvalue()
 
 

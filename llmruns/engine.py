@@ -7,8 +7,11 @@ one by one with a conditional update (PENDING → RUNNING, or RUNNING whose clai
 by a dead worker: a live worker renews its claims every quarter of the lease) and answered in a thread pool of the
 model's concurrency, paced by its rate limit. Threads only talk to the backend (through the instrument's response
 mode); every outcome is written by the calling thread as soon as it arrives, and only under the claim token it was
-claimed with. After each batch the plan decides whether to stop. All state is in the database, so a run interrupted
-anywhere resumes from what is stored: finished trials are never asked again, and no trial can exist twice.
+claimed with. A backend that keeps evaluated prompt prefixes (the embedded model) is handed a batch's trials sorted
+by their first request's messages, so those sharing a prefix follow each other (`trials_in_prefix_order`); others in
+the order they were created. After each batch the plan decides whether to stop. All state is in the database, so a
+run interrupted anywhere resumes from what is stored: finished trials are never asked again, and no trial can exist
+twice.
 
 Liveness. The run itself is claimed QUEUED → RUNNING, or RUNNING → RUNNING only when its heartbeat is older than
 LLMRUNS_SUITE_STALL_SECONDS (its worker died), so a duplicate message for a run a live worker holds does nothing.
@@ -23,7 +26,8 @@ import os
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -99,8 +103,12 @@ def run_start(
     integer, stored so the run can be reproduced. ``language`` may be any code of a supported language ("zh" for
     "zh-hans", `virtuemap_site.i18n.supported_language`) and is stored canonical. Raises ApplicationError for an
     unknown instrument, a language the instrument has no edition in (naming those it has), a plan the instrument
-    refuses, a negative budget, a plan that needs a judge without one, or an instrument whose items are not loaded.
+    refuses, a negative budget, a plan that needs a judge without one, an instrument whose items are not loaded, or a
+    model known only from a paper's table.
     """
+    for asked in (model, judge):
+        if asked is not None and asked.provider == LLMModel.Provider.PAPER:
+            raise ApplicationError(f"{asked.slug} is known only from a paper's table; it cannot be run")
     try:
         plugin = registry.instrument(instrument)
         plan = plugin.plan(plan or {}, model=model)
@@ -124,7 +132,7 @@ def run_start(
             model=model,
             judge=judge,
             instrument=plugin.slug,
-            instrument_version=plugin.identity.version,
+            instrument_version=plugin.edition_version(language),
             items_hash=plugin.items_hash(),
             language=language,
             label=label,
@@ -266,6 +274,8 @@ def run_backend_config(*, run: Run, judge: bool = False) -> BackendConfig:
         timeout=settings.LLMRUNS_REQUEST_TIMEOUT,
         max_retries=settings.LLMRUNS_PROVIDER_RETRIES,
         max_retry_wait=settings.LLMRUNS_MAX_RETRY_WAIT,
+        local_threads=settings.LLMRUNS_EMBEDDED_THREADS,
+        local_state_cache_bytes=settings.LLMRUNS_EMBEDDED_STATE_CACHE_MB * 2**20,
     )
 
 
@@ -284,10 +294,14 @@ class _Execution:
     heartbeat: Callable[[], None]
     in_flight: dict[Future[_Outcome], tuple[int, uuid.UUID]] = field(default_factory=dict)
     claims_renewed_at: float = field(default_factory=time.monotonic)
+    # The pending trials in the order they are handed out when the backend reuses prompt prefixes.
+    prefix_order: deque[int] = field(default_factory=deque)
 
     def trials_execute(self, pool: ThreadPoolExecutor) -> bool:
         """Answer the run's claimable trials; return True when it was cancelled or paused meanwhile."""
         lease = timedelta(seconds=settings.LLMRUNS_ITEM_LEASE_SECONDS)
+        if self.backend.reuses_prompt_prefixes:
+            self.prefix_order = deque(trials_in_prefix_order(self.run))
         deadline = time.monotonic() + settings.LLMRUNS_ITEM_LEASE_SECONDS * 2
         interrupted = False
         while True:
@@ -327,9 +341,17 @@ class _Execution:
 
     def _fill(self, pool: ThreadPoolExecutor, lease: timedelta) -> None:
         busy = [trial_id for trial_id, _ in self.in_flight.values()]
-        candidates = (Trial.objects.filter(run=self.run).filter(_claimable(lease)).exclude(pk__in=busy).order_by("pk"))[
-            : self.concurrency - len(self.in_flight)
-        ]
+        claimable = Trial.objects.filter(run=self.run).filter(_claimable(lease)).exclude(pk__in=busy)
+        wanted = self.concurrency - len(self.in_flight)
+        candidates: list[Trial] = []
+        while self.prefix_order and len(candidates) < wanted:
+            trial = claimable.filter(pk=self.prefix_order.popleft()).first()
+            if trial is not None:
+                candidates.append(trial)
+        if len(candidates) < wanted:
+            # Trials outside the order: created by another worker, or left by a dead one after the lease.
+            chosen = [trial.pk for trial in candidates]
+            candidates += claimable.exclude(pk__in=chosen).order_by("pk")[: wanted - len(candidates)]
         for trial in candidates:
             token = _trial_claim(trial, lease)
             if token is None:
@@ -367,6 +389,21 @@ class _Outcome:
     @property
     def finished(self) -> bool:
         return self.error is None and self.answer is not None
+
+
+def trials_in_prefix_order(run: Run) -> list[int]:
+    """The ids of the run's pending trials sorted by their first request's messages (role, then text), so that
+    requests with a common beginning, such as one few-shot prefix, are asked one after another; ties by id.
+
+    Only the order changes: the trials, their seeds and (with a backend whose replies do not depend on what it
+    evaluated before) their answers are the same.
+    """
+    rows = Trial.objects.filter(run=run, status=Trial.Status.PENDING).values_list("pk", "messages")
+    return [pk for pk, _ in sorted(rows, key=lambda row: (_messages_key(row[1]), row[0]))]
+
+
+def _messages_key(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    return [(str(message.get("role", "")), str(message.get("content", ""))) for message in messages]
 
 
 def _trial_work(mode: ResponseMode, trial: TrialWork, asker: Asker) -> _Outcome:

@@ -20,6 +20,7 @@ class LLMModel(models.Model):
     class Provider(models.TextChoices):
         OPENAI_COMPATIBLE = "openai_compatible", "OpenAI-compatible endpoint"
         LOCAL = "local", "Embedded local model"
+        PAPER = "paper", "Known only from a paper's table (cannot be run)"
 
     slug = models.CharField(
         max_length=128, unique=True, help_text="Stable identifier, e.g. openai/gpt-5 or smollm2-135m."
@@ -267,6 +268,7 @@ class Result(models.Model):
         ADMIN = "admin", gettext_lazy("Entered in admin")
         RUN = "run", gettext_lazy("Published run")
         IMPORT = "import", gettext_lazy("Imported run records")
+        PAPER = "paper", gettext_lazy("Published in the paper")
 
     model = models.ForeignKey(LLMModel, on_delete=models.CASCADE, related_name="results")
     instrument = models.CharField(max_length=32)
@@ -287,6 +289,20 @@ class Result(models.Model):
         default=dict,
         blank=True,
         help_text="Answer-quality diagnostics of the run and their flags (`scoring.diagnostics`); {} without a run.",
+    )
+    citation = models.TextField(
+        blank=True, help_text="For a published row: the paper and the table its cells are printed in."
+    )
+    cell_notes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="For a published row: figure key → why the paper's own data contradicts that printed cell.",
+    )
+    protocol = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="The named protocol the result's answers were asked by (e.g. VirtueMap's original or paper); "
+        "results of different protocols are not comparable. Blank where none was recorded.",
     )
     published_at = models.DateTimeField(auto_now=True)
     scored_at = models.DateTimeField(null=True, blank=True, help_text="When the summary was last computed.")

@@ -177,13 +177,17 @@ class GeneratedAnswer(ResponseMode):
     """Free-text answers read by ``read``; an unusable one is followed by ``corrective(answer)`` and asked again.
 
     At most ``max_attempts`` replies per trial; the last answer stands when none was usable. ``constraint`` is the
-    instrument's description of a valid reply, which a backend turns into structured output or a grammar.
+    instrument's description of a valid reply, which a backend turns into structured output or a grammar. With
+    ``reply_kept`` (the default) the conversation grows: the unusable reply and the corrective are appended to what
+    was sent; without it every re-ask is the first request with the corrective appended, the reply not sent back (the
+    original VirtueMap run-suite's way).
     """
 
     read: Callable[[TrialWork, Completion], Answer]
     corrective: Callable[[Answer], Message] | None = None
     max_attempts: int = 1
     constraint: OutputConstraint | None = None
+    reply_kept: bool = True
 
     def answer(self, trial: TrialWork, ask: Asker) -> Answer:
         conversation = list(trial.messages)
@@ -198,7 +202,11 @@ class GeneratedAnswer(ResponseMode):
             )
             if answer.valid or self.corrective is None:
                 return answer
-            conversation = [*conversation, {"role": "assistant", "content": completion.text}, self.corrective(answer)]
+            if self.reply_kept:
+                conversation = [*conversation, {"role": "assistant", "content": completion.text}]
+            else:
+                conversation = list(trial.messages)
+            conversation.append(self.corrective(answer))
         return answer
 
 

@@ -50,6 +50,7 @@ def result_publish(*, run: Run) -> Result:
             "summary": plugin.result_summary(context, trials),
             "dependencies": plugin.result_dependencies(language=run.language),
             "diagnostics": run_diagnostics(run=run),
+            "protocol": plugin.result_protocol(run.plan or {}),
             "scored_at": timezone.now(),
         },
     )
@@ -111,3 +112,44 @@ def results_stale_rescore(*, instrument: str | None = None) -> list[Result]:
         for result in results
         if result_is_stale(result, current=current) or not result.diagnostics
     ]
+
+
+@transaction.atomic
+def published_rows_load() -> list[Result]:
+    """Store every registered instrument's published rows (its papers' tables) as results of source PAPER, each on a
+    model of its own ("paper/<instrument>/<row>", provider PAPER: known from the paper only, never run), so they sit
+    beside the runs on every results page and are never averaged into them. Idempotent: a row already stored is
+    rewritten with the same cells. Returns the results stored."""
+    from llmruns.models import LLMModel
+
+    stored = []
+    for plugin in registry.instruments():
+        for row in plugin.published_rows():
+            model, _ = LLMModel.objects.update_or_create(
+                slug=f"paper/{plugin.slug}/{row.key}",
+                defaults={
+                    "name": row.name,
+                    "provider": LLMModel.Provider.PAPER,
+                    "base_url": "",
+                    "model_id": row.name,
+                    "family": plugin.identity.name,
+                },
+            )
+            result, _ = Result.objects.update_or_create(
+                model=model,
+                instrument=plugin.slug,
+                language="en",
+                defaults={
+                    "instrument_version": "",
+                    "source": Result.Source.PAPER,
+                    "run": None,
+                    "summary": dict(row.summary),
+                    "dependencies": {},
+                    "diagnostics": {},
+                    "citation": row.citation,
+                    "cell_notes": dict(row.cell_notes),
+                    "protocol": row.protocol,
+                },
+            )
+            stored.append(result)
+    return stored

@@ -31,9 +31,11 @@ def run_latest(*, model: LLMModel, instrument: str, language: str = "en") -> Run
 
 
 def result_list(*, instrument: str, language: str = "en") -> QuerySet[Result]:
-    """The published results of an instrument in a language, by model name."""
+    """The results of an instrument in a language from runs and admin, by model name: not the papers' published rows,
+    which only the cross-instrument pages (`instruments.profiles`) show beside them."""
     return (
         Result.objects.filter(instrument=instrument, language=language)
+        .exclude(source=Result.Source.PAPER)
         .select_related("model", "run")
         .order_by("model__name", "model__slug")
     )

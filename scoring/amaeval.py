@@ -157,8 +157,11 @@ def static_metrics(truth: Sequence[int], predicted: Sequence[int | None], *, wit
 
 
 def judged_good(score: float) -> bool:
-    """Whether a judge's score in [0, 1] counts as good reasoning: above 0.5, as the published classifier reads its
-    regression head."""
+    """Whether a judge's score counts as good reasoning: above 0.5, as the published benchmark reads its classifier's
+    raw regression output (``1 if x > 0.5 else 0`` in `run_dynamic_benchmark.evaluate_task`; any real number, so −0.7
+    is bad and 1.2 good). Exactly 0.5 is bad there, and in the classifier's validation (``np.rint`` rounds 0.5 to 0);
+    a rubric rating of 2 of 4 (0.5) is then bad too, as the classifier's training boundary (a score of 3 or more)
+    requires."""
     return score > 0.5
 
 
@@ -204,6 +207,18 @@ def over_replicates(values: Sequence[float | None]) -> ReplicateSummary:
         return ReplicateSummary(None, None, None, None, 0)
     stats = t_interval(kept)
     return ReplicateSummary(stats.mean, stats.std, stats.ci_low, stats.ci_high, len(kept))
+
+
+def static_performance(accuracy_t1: float, accuracy_t2: float, f1_t1: float, f1_t2: float) -> float:
+    """A model's static performance as the paper ranks it (section 5.4): the mean of its static accuracy and weighted
+    F1 on both tasks, (Acc₁ + Acc₂ + F1₁ + F1₂) / 4. With `dynamic_performance` and `rank_correlation` this gives the
+    printed ρ = 0.756 over the paper's Table 3 (18 models); the mean F1 alone gives 0.686."""
+    return (accuracy_t1 + accuracy_t2 + f1_t1 + f1_t2) / 4
+
+
+def dynamic_performance(accuracy_t1: float, accuracy_t2: float) -> float:
+    """A model's dynamic performance as the paper ranks it: the mean dynamic accuracy, (Acc₁ + Acc₂) / 2."""
+    return (accuracy_t1 + accuracy_t2) / 2
 
 
 def rank_correlation(static: Sequence[float], dynamic: Sequence[float]) -> float | None:

@@ -118,3 +118,12 @@ def column_summary(values: Sequence[float | None]) -> ColumnSummary:
     if not kept:
         return ColumnSummary(None, None, None, 0)
     return ColumnSummary(sum(kept) / len(kept), min(kept), max(kept), len(kept))
+
+
+def printed_agrees(computed: float, printed: float, decimals: int) -> bool:
+    """Whether ``printed`` is ``computed`` rounded to ``decimals`` places, as a paper prints it.
+
+    FORMULA: |computed − printed| ≤ ½·10^(−decimals) (plus 1e-9 for binary floating point), so a value exactly
+    half-way agrees with either neighbour: papers differ in how they round halves.
+    """
+    return abs(computed - printed) <= 0.5 * 10.0**-decimals + 1e-9

@@ -132,24 +132,46 @@ def foundation_scores(items: Sequence[Item], points_by_key: Mapping[str, float])
     }
 
 
-def letters_score(items: Sequence[Item], answers: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """Score an answer set: item key ("MFQ_30/authority_1") → the published option letter chosen.
+MAX_LETTER_REPLICATES = 50
+
+
+def replicate_letters(answer: str | Sequence[str]) -> tuple[str, ...]:
+    """An answer as a tuple of letters: one letter ("A") or a list of the letters of replicated runs."""
+    return (answer,) if isinstance(answer, str) else tuple(answer)
+
+
+def mean_points(item: Item, answer: str | Sequence[str]) -> float:
+    """The mean points of the letters chosen in replicated runs: (1/R) Σ_r points(letter_r).
+
+    One letter is one replicate. The mean of a foundation's sums over R runs equals the sum of its items' mean
+    points, so a published cell that is a mean of five runs is reproduced by entering each item's five letters.
+    Raises ValueError for an empty list or a letter other than A and B.
+    """
+    letters = replicate_letters(answer)
+    if not letters:
+        raise ValueError(f"{item.key}: no letter given")
+    return sum(points(item, letter) for letter in letters) / len(letters)
+
+
+def letters_score(items: Sequence[Item], answers: Mapping[str, str | Sequence[str]]) -> dict[str, dict[str, Any]]:
+    """Score an answer set: item key ("MFQ_30/authority_1") → the published option letter chosen, or the list of
+    letters chosen in replicated runs (scored by their mean points, `mean_points`).
 
     Returns, per set with at least one answer: "foundations" (S_f over the answered items), "total", "max" (max_f
-    over the answered items), "max_total" and "answered" (items answered per foundation). Raises ValueError naming
-    the first unknown item key or letter.
+    over the answered items), "max_total", "answered" (items answered per foundation) and "replicates" (the most
+    letters given for one item of the set). Raises ValueError naming the first unknown item key or letter.
     """
     by_key = {item.key: item for item in items}
-    for key, letter in answers.items():
+    for key, answer in answers.items():
         if key not in by_key:
             raise ValueError(f"{key}: no such item")
-        points(by_key[key], letter)
+        mean_points(by_key[key], answer)
     result: dict[str, dict[str, Any]] = {}
     for set_name in SETS:
         answered = [item for item in items if item.set_name == set_name and item.key in answers]
         if not answered:
             continue
-        scores = foundation_scores(answered, {item.key: points(item, answers[item.key]) for item in answered})
+        scores = foundation_scores(answered, {item.key: mean_points(item, answers[item.key]) for item in answered})
         maxima = foundation_maxima(answered)
         counts: dict[str, int] = defaultdict(int)
         for item in answered:
@@ -160,6 +182,7 @@ def letters_score(items: Sequence[Item], answers: Mapping[str, str]) -> dict[str
             "max": maxima,
             "max_total": round(sum(maxima.values()), 6),
             "answered": dict(counts),
+            "replicates": max(len(replicate_letters(answers[item.key])) for item in answered),
         }
     return result
 

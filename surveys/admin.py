@@ -19,8 +19,9 @@ from instruments.base import RespondentAnswerTable, RespondentColumn
 from surveys import references, services
 from surveys.dashboard import dashboard_context
 from surveys.diagnostics import flags_text, session_diagnostics, summary_lines
+from surveys.exports import questionnaire_answers_export
 from surveys.models import ConsentText, QuestionnaireAnswer, QuestionnaireSession, Respondent
-from virtuemap_site.admin_mixins import AuditTrailAdminMixin, ViewOnlyAdminMixin
+from virtuemap_site.admin_mixins import AdminExport, AuditTrailAdminMixin, ExportsAdminMixin, ViewOnlyAdminMixin
 
 
 class SuspicionFilter(admin.SimpleListFilter):
@@ -279,8 +280,13 @@ class QuestionnaireAnswerInline(admin.TabularInline):
 
 
 @admin.register(QuestionnaireSession)
-class QuestionnaireSessionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
-    """People's questionnaires as answered: what each page showed and what was chosen (withdraw from Respondents)."""
+class QuestionnaireSessionAdmin(AuditTrailAdminMixin, ExportsAdminMixin, admin.ModelAdmin):
+    """People's questionnaires as answered: what each page showed and what was chosen (withdraw from Respondents),
+    and every such study's answers as a CSV export with its codebook."""
+
+    @property
+    def exports(self) -> tuple[AdminExport, ...]:  # type: ignore[override]
+        return questionnaire_exports()
 
     list_display = ["respondent", "instrument", "design", "created_at", "completed_at", "quality_flags"]
     list_filter = ["instrument", ("completed_at", admin.EmptyFieldListFilter)]
@@ -303,6 +309,14 @@ class QuestionnaireSessionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     @admin.display(description="answer quality (never excludes anyone)")
     def answer_quality(self, session: QuestionnaireSession):
         return _lines_html(summary_lines(session_diagnostics(session=session)))
+
+
+@cache
+def questionnaire_exports() -> tuple[AdminExport, ...]:
+    """One export per registered study of the shared questionnaire (`surveys.exports.questionnaire_answers_export`)."""
+    studies = [slug for slug in registry.studies() if registry.instrument(registry.study(slug).instrument)
+               .questionnaire(slug) is not None]  # fmt: skip
+    return tuple(questionnaire_answers_export(slug) for slug in studies)
 
 
 def _lines_html(lines: list[str]):

@@ -9,11 +9,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 from django.utils.translation import get_language
 
 from instruments import registry
 from instruments.base import StudyLength
-from surveys.models import ConsentText, Respondent
+from surveys.models import ConsentText, QuestionnaireAnswer, Respondent
 
 DEFAULT_LANGUAGE = "en"
 
@@ -103,3 +104,29 @@ def study_information(*, text: ConsentText, options: Mapping[str, Any] | None = 
     }
     length = study_length(study=text.study, options=options, language=text.language)
     return StudyInformation(**details, length=length)
+
+
+# --- public aggregates of people -------------------------------------------------------------------------------
+
+# Whose answers may enter an aggregate a public page shows: respondents neither flagged (a failed attention check, a
+# panel ID that already took part) nor showing a sign of automation (`Respondent.suspicion`).
+PUBLIC_RESPONDENT = Q(flagged=False, suspicion="")
+
+
+def public_respondents() -> QuerySet[Respondent]:
+    """The respondents whose answers may enter a public aggregate of people (`PUBLIC_RESPONDENT`)."""
+    return Respondent.objects.filter(PUBLIC_RESPONDENT)
+
+
+def public_questionnaire_answers(*, instrument: str) -> QuerySet[QuestionnaireAnswer]:
+    """The shared questionnaire's answers to ``instrument`` that may enter a public aggregate of people: those of
+    `public_respondents`."""
+    return QuestionnaireAnswer.objects.filter(
+        session__instrument=instrument, session__respondent__in=public_respondents()
+    )
+
+
+def enough_people(respondents: int) -> bool:
+    """Whether an aggregate of ``respondents`` people may be shown publicly (pages, downloads, APIs): at least
+    PUBLIC_AGGREGATE_MIN_RESPONDENTS of them, so that no one person's answers can be read from it."""
+    return respondents >= settings.PUBLIC_AGGREGATE_MIN_RESPONDENTS

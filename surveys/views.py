@@ -26,10 +26,19 @@ NOT_FOUND = gettext_lazy(
 @require_http_methods(["GET", "POST"])
 @reference_rate_limited
 def reference_withdraw(request: HttpRequest) -> HttpResponse:
-    """Withdraw with a participant reference, from any browser, and say what was deleted."""
+    """Withdraw with a participant reference, from any browser, and say what was deleted. Deleting cannot be undone,
+    so it asks once: a reference sent without ``confirm`` shows which study's answers would go, with the button that
+    deletes them (a second page: no script needed) and a way back; only that button's post deletes."""
     form = ReferenceForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         reference = form.cleaned_data["reference"]
+        if request.POST.get("confirm") != "1":
+            respondent = selectors.respondent_by_reference(reference=reference)
+            if respondent is not None:
+                context = {"reference": reference, "study_name": _study_name(respondent.study)}
+                return render(request, "surveys/reference_withdraw_confirm.html", context)
+            form.add_error("reference", NOT_FOUND)
+            return render(request, "surveys/reference_withdraw.html", {"form": form}, status=400)
         withdrawal = respondent_withdraw_by_reference(reference=reference)
         if withdrawal is not None:
             if browser_reference(request, withdrawal.study) == reference:

@@ -144,10 +144,10 @@ def _page_fragments_kept(settings):
 
 @pytest.fixture
 def published_models(instrument):
-    """The three reference profiles of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""
+    """The three-model sample of the original VirtueMap run-suite (GPT, Claude, Gemini), published."""
     from instruments.virtuemap.records import reference_profiles_publish
 
-    return reference_profiles_publish()
+    return reference_profiles_publish(path=Path(__file__).resolve().parent / "data" / "reference_runs_sample.jsonl")
 
 
 @pytest.fixture
@@ -265,3 +265,14 @@ def pairwise_respondent(transitivity_instrument, consent_texts, settings, clock)
         return respondent
 
     return answer
+
+
+@pytest.fixture
+def any_number_of_people(settings, monkeypatch):
+    """Public aggregates of people from one respondent on, counting consents sent through the test client (which
+    carry no display time, so look automated): for tests of what an aggregate shows, not of when it is shown
+    (tests/surveys/test_public_aggregates.py)."""
+    from django.db.models import Q
+
+    settings.PUBLIC_AGGREGATE_MIN_RESPONDENTS = 1
+    monkeypatch.setattr("surveys.selectors.PUBLIC_RESPONDENT", Q(flagged=False))

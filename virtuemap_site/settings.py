@@ -304,6 +304,13 @@ LLMRUNS_PROVIDER_RETRIES = env.int("LLMRUNS_PROVIDER_RETRIES", default=8)
 LLMRUNS_MAX_RETRY_WAIT = env.float("LLMRUNS_MAX_RETRY_WAIT", default=60.0)
 # An item claimed longer ago than this is taken to be abandoned by a dead worker and claimed again.
 LLMRUNS_ITEM_LEASE_SECONDS = env.int("LLMRUNS_ITEM_LEASE_SECONDS", default=1800)
+# The embedded model (llama.cpp in-process): CPU threads, and the memory (MiB) of evaluated prompt prefixes it keeps
+# so that a few-shot prompt's shared prefix is restored instead of evaluated again (0 keeps none; replies are the
+# same either way). One thread: on a shared or loaded machine llama.cpp's threads wait on one another (docs/models.md).
+LLMRUNS_EMBEDDED_THREADS = env.int("LLMRUNS_EMBEDDED_THREADS", default=1)
+LLMRUNS_EMBEDDED_STATE_CACHE_MB = env.int("LLMRUNS_EMBEDDED_STATE_CACHE_MB", default=1024)
+if LLMRUNS_EMBEDDED_THREADS < 1 or LLMRUNS_EMBEDDED_STATE_CACHE_MB < 0:
+    raise ValueError("LLMRUNS_EMBEDDED_THREADS must be at least 1 and LLMRUNS_EMBEDDED_STATE_CACHE_MB at least 0")
 # A running run's worker refreshes its heartbeat every few seconds. A queued or running run silent for longer than
 # this is queued again by celery beat (checked every LLMRUNS_SUITE_RESUME_INTERVAL seconds). The names keep their
 # first form ("suite") so existing deployments' settings stay valid.
@@ -376,6 +383,10 @@ KEY_MIN_EVALUATIONS = env.int("KEY_MIN_EVALUATIONS", default=100)
 # A person's profiling results are set against the scores of the people who consented to research use once at least
 # this many have answered, so that "higher than 60% of people" rests on enough people to mean something.
 PROFILE_REFERENCE_MIN_RESPONDENTS = env.int("PROFILE_REFERENCE_MIN_RESPONDENTS", default=30)
+# No aggregate of people (a people's row, median, agreement statistic, reference) is shown on a public page, download
+# or API from fewer respondents than this, so that no one person's answers can be read from it
+# (surveys.selectors.enough_people); respondents flagged or showing signs of automation are never counted.
+PUBLIC_AGGREGATE_MIN_RESPONDENTS = env.int("PUBLIC_AGGREGATE_MIN_RESPONDENTS", default=10)
 # A string so that 0.95 reaches the promotion rule as the exact fraction 19/20, not a binary float.
 KEY_MIN_CONFIRMATION = env.str("KEY_MIN_CONFIRMATION", default="0.95")
 # An automatic decision whose evidence looks manufactured (answers too fast, in a burst, from one network, identical
@@ -405,7 +416,12 @@ STUDY_REFERENCE_RATE = env.str("STUDY_REFERENCE_RATE", default="20/hour")
 RESULTS_LINK_MAX_AGE_DAYS = env.int("RESULTS_LINK_MAX_AGE_DAYS", default=90)
 if RESULTS_LINK_MAX_AGE_DAYS < 1:
     raise ValueError("RESULTS_LINK_MAX_AGE_DAYS must be at least 1")
-for _name in ("STUDY_ITEMS_PER_RESPONDENT", "KEY_MIN_EVALUATIONS", "PROFILE_REFERENCE_MIN_RESPONDENTS"):
+for _name in (
+    "STUDY_ITEMS_PER_RESPONDENT",
+    "KEY_MIN_EVALUATIONS",
+    "PROFILE_REFERENCE_MIN_RESPONDENTS",
+    "PUBLIC_AGGREGATE_MIN_RESPONDENTS",
+):
     if globals()[_name] < 1:
         raise ValueError(f"{_name} must be at least 1")
 if STUDY_ATTENTION_CHECKS < 0:

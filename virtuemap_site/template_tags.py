@@ -63,3 +63,19 @@ def iso_datetime(text: str | None) -> datetime | None:
     """``{{ run.finished_at|iso_datetime|date }}``: a moment stored as ISO 8601 text (a run's record, as the API
     gives it) as a datetime, so Django's ``date`` filter writes it the way the request's language writes dates."""
     return parse_datetime(text) if text else None
+
+
+@register.simple_tag
+def people_minimum_notice() -> str:
+    """``{% people_minimum_notice %}``: in the request's language, that people's results appear on public pages once
+    PUBLIC_AGGREGATE_MIN_RESPONDENTS people have taken part (`surveys.selectors.enough_people`)."""
+    from django.conf import settings
+    from django.utils.translation import ngettext
+
+    minimum = settings.PUBLIC_AGGREGATE_MIN_RESPONDENTS
+    text = ngettext(
+        "People's results appear here once %(n)d person has taken part.",
+        "People's results appear here once %(n)d people have taken part.",
+        minimum,
+    ) % {"n": minimum}
+    return format_html('<p class="muted" data-people-minimum>{}</p>', text)

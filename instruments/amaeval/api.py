@@ -19,12 +19,27 @@ class AmaevalResultSerializer(serializers.Serializer):
     run = serializers.IntegerField(allow_null=True)
     fidelity = serializers.ChoiceField(choices=["corrected", "paper"])
     judge = serializers.CharField(allow_null=True, help_text="The judge's slug; null for a static-only result.")
+    judge_mode = serializers.CharField(allow_null=True, help_text="rubric or classifier; null without a dynamic part.")
+    scenario_set = serializers.CharField(
+        allow_null=True, help_text="published (the 79 of the published dynamic benchmark) or annotated (its first 40)."
+    )
+    scenarios = serializers.IntegerField(allow_null=True, help_text="Scenarios the dynamic part generated for.")
+    scenarios_seen = serializers.IntegerField(
+        allow_null=True, help_text="Of those, the ones the published judge was trained and validated on (first 40)."
+    )
+    scenarios_unseen = serializers.IntegerField(allow_null=True, help_text="Of those, the ones new to it.")
+    dynamic_accuracy_t1_seen = serializers.FloatField(allow_null=True, help_text="Over the seen scenarios, percent.")
+    dynamic_accuracy_t2_seen = serializers.FloatField(allow_null=True)
+    dynamic_accuracy_t1_unseen = serializers.FloatField(allow_null=True, help_text="Over the unseen ones, percent.")
+    dynamic_accuracy_t2_unseen = serializers.FloatField(allow_null=True)
     static_accuracy_t1 = serializers.FloatField(allow_null=True, help_text="Percent.")
     static_f1_t1 = serializers.FloatField(allow_null=True, help_text="Weighted F1, percent.")
     mae_t1 = serializers.FloatField(allow_null=True, help_text="Mean absolute error on 0–4 (N/A = 0).")
     static_accuracy_t2 = serializers.FloatField(allow_null=True)
     static_f1_t2 = serializers.FloatField(allow_null=True)
-    dynamic_accuracy_t1 = serializers.FloatField(allow_null=True, help_text="Share judged good, percent.")
+    dynamic_accuracy_t1 = serializers.FloatField(
+        allow_null=True, help_text="Share judged good over every scenario generated for, percent (the AMA score's)."
+    )
     dynamic_accuracy_t2 = serializers.FloatField(allow_null=True)
     ama = serializers.FloatField(allow_null=True, help_text="The AMA score (mean over replicates).")
     ama_sd = serializers.FloatField(allow_null=True, help_text="Its standard deviation over replicates.")
@@ -89,7 +104,15 @@ class AmaevalResultsSerializer(serializers.Serializer):
     models = AmaevalResultSerializer(many=True)
     static_dynamic_spearman = serializers.DictField(
         child=serializers.DictField(),
-        help_text="Per judge: {models, spearman} between static mean F1 and dynamic mean accuracy (null below 3).",
+        help_text=(
+            "Per judge: {models, spearman}: Spearman's rho across models between static performance (mean of static "
+            "accuracy and F1 on tasks 1 and 2) and dynamic performance (mean dynamic accuracy), as the paper's "
+            "section 5.4 (null below 3 models)."
+        ),
+    )
+    static_dynamic_statistic = serializers.CharField(help_text="What the correlation is, in words.")
+    paper_static_dynamic_spearman = serializers.DictField(
+        help_text="The same statistic over the paper's own Table 3: {models: 18, spearman: 0.7564…, printed: 0.756}."
     )
     people = AmaevalPeopleRowSerializer(help_text="People's row of Table 3 (static columns only).")
     agreement = AmaevalAgreementSerializer()

@@ -12,6 +12,7 @@ samples at the plan's temperature (0 unless chosen).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,8 @@ from typing import Any
 
 from scoring.amaeval import task1_gold, task2_gold
 
-PROMPTS_FILE = Path(__file__).resolve().parent / "fixtures" / "prompts.json"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PROMPTS_FILE = FIXTURES / "prompts.json"
 PAPER = "paper"
 CORRECTED = "corrected"
 FIDELITIES = (CORRECTED, PAPER)
@@ -33,6 +35,34 @@ TASKS = (1, 2)
 def prompts() -> dict[str, Any]:
     """The published prompts and few-shot turns (fixtures/prompts.json)."""
     with PROMPTS_FILE.open(encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+# The dynamic part's scenario sets. "published": the 79 texts the published dynamic benchmark generates for
+# (fixtures/scenarios_only.json); its first 40 are the annotated dataset's scenarios, on which the published judge was
+# trained and validated ("seen"), the other 39 are new to it ("unseen"). "annotated": the dataset's 40 alone.
+PUBLISHED_SCENARIOS = "published"
+ANNOTATED_SCENARIOS = "annotated"
+SCENARIO_SETS = (PUBLISHED_SCENARIOS, ANNOTATED_SCENARIOS)
+SEEN_SCENARIOS = 40
+
+
+@cache
+def published_scenarios() -> tuple[str, ...]:
+    """The 79 scenario texts of the published dynamic benchmark, in its order (fixtures/scenarios_only.json)."""
+    with (FIXTURES / "scenarios_only.json").open(encoding="utf-8") as handle:
+        return tuple(json.load(handle))
+
+
+def scenario_seen(index: int) -> bool:
+    """Whether the published judge saw a scenario in training or validation: the first 40, the annotated ones."""
+    return index < SEEN_SCENARIOS
+
+
+@cache
+def paper_table3() -> dict[str, Any]:
+    """The paper's Table 3 with its text's figures and notes (fixtures/paper_table3.json), as published."""
+    with (FIXTURES / "paper_table3.json").open(encoding="utf-8") as handle:
         return json.load(handle)
 
 
@@ -333,13 +363,17 @@ def read_bare_precept(reply: str) -> str:
     return reply.split("Precept:")[1].strip() if "Precept:" in reply else reply
 
 
-_SCORE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|\.\d+)(?![\w.])")
+# A number as written: its sign kept, an exponent allowed ("-0.7", "1.2", "8e-1"); not inside a word or a longer
+# number.
+_SCORE = re.compile(r"(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.])")
 
 
 def read_classifier_score(text: str) -> float | None:
-    """A classifier judge's score: the first number in the reply, if it lies in [0, 1]; None otherwise."""
+    """A classifier judge's score: the first number in the reply as written, sign kept and unclipped, as the
+    published code reads its regression head's raw output (`result.logits`, no sigmoid, no clipping); None when the
+    reply has no finite number. `scoring.amaeval.judged_good` then decides: good above 0.5."""
     match = _SCORE.search(text)
     if match is None:
         return None
     score = float(match.group(1))
-    return score if 0.0 <= score <= 1.0 else None
+    return score if math.isfinite(score) else None

@@ -2,8 +2,9 @@
 which a judge model scores (dynamic part); the AMA score combines both.
 
 A run asks, per replicate, every scored item of both tasks 5-shot (195 derivations, 992 satisfied/contradicted
-reasonings; ``--limit`` takes the first N of each) and/or, per scenario (``--scenarios`` takes the last N, as the
-published ``--n-scenarios`` does), the whole generation chain followed by its judge steps (`chain.AmaevalMode`).
+reasonings; ``--limit`` takes the first N of each) and/or, per scenario of the scenario set (the published 79 by
+default; ``--scenarios`` takes the last N, as the published ``--n-scenarios`` does), the whole generation chain
+followed by its judge steps (`chain.AmaevalMode`).
 ``--fidelity paper`` keeps the published code's quirks (see `items`); the fidelity is stored in the run's plan and
 in every result. The result is computed by `scoring.amaeval` from the stored answers and published on finishing.
 """
@@ -19,7 +20,17 @@ from django.utils.translation import gettext_noop
 from instruments.amaeval import items as amaeval_items
 from instruments.amaeval.chain import JUDGE_MODES, RUBRIC, AmaevalMode
 from instruments.amaeval.consent import AMAEVAL_CONSENT, AMAEVAL_CONSENT_ZH
-from instruments.amaeval.items import CORRECTED, FIDELITIES, PAPER, RatingItem, task_split
+from instruments.amaeval.items import (
+    ANNOTATED_SCENARIOS,
+    CORRECTED,
+    FIDELITIES,
+    PAPER,
+    PUBLISHED_SCENARIOS,
+    SCENARIO_SETS,
+    RatingItem,
+    scenario_seen,
+    task_split,
+)
 from instruments.amaeval.studies import STUDY
 from instruments.base import (
     AnswerStatus,
@@ -40,6 +51,8 @@ PARTS = ("both", "static", "dynamic")
 # Under the corrected fidelity a run samples greedily unless the plan says otherwise.
 CORRECTED_TEMPERATURE = 0.0
 GENERATION_TOKENS = 1000
+# The paper's results are averaged across five runs (Table 3, "± sd over five runs").
+PUBLISHED_REPLICATES = 5
 
 
 class Amaeval(Instrument):
@@ -56,6 +69,7 @@ class Amaeval(Instrument):
         ),
     )
     profile_module = "instruments.amaeval.profile"
+    papers_module = "instruments.amaeval.papers"
     plan_options = (
         PlanOption(
             "part", "str", "both", "static (rate given reasoning), dynamic (generate, judged) or both.", choices=PARTS
@@ -68,21 +82,35 @@ class Amaeval(Instrument):
             choices=FIDELITIES,
         ),
         PlanOption(
-            "replicates", "int", 1, "Times the whole plan is asked (intervals over replicates).", minimum=1, maximum=10
+            "replicates",
+            "int",
+            PUBLISHED_REPLICATES,
+            f"Times the whole plan is asked (default {PUBLISHED_REPLICATES}, the paper's five runs; mean ± sd over "
+            "replicates).",
+            minimum=1,
+            maximum=10,
         ),
         PlanOption("limit", "int", None, "Scored items per task (default all: 195 and 992).", minimum=1),
         PlanOption(
             "scenarios",
             "int",
             None,
-            "Scenarios the dynamic part generates for: the last N (default all 40).",
+            "Scenarios the dynamic part generates for: the last N of the scenario set (default all).",
             minimum=1,
+        ),
+        PlanOption(
+            "scenario_set",
+            "str",
+            PUBLISHED_SCENARIOS,
+            "published (the 79 scenarios of the published dynamic benchmark; the first 40 are the annotated ones the "
+            "published judge was trained and validated on) or annotated (those 40 alone).",
+            choices=SCENARIO_SETS,
         ),
         PlanOption(
             "judge_mode",
             "str",
             RUBRIC,
-            "rubric (a chat model rates) or classifier (returns a score in [0, 1]).",
+            "rubric (a chat model rates) or classifier (returns its raw regression output; good above 0.5).",
             choices=JUDGE_MODES,
         ),
         PlanOption(
@@ -131,10 +159,11 @@ class Amaeval(Instrument):
         return rating_items()
 
     def item_records(self) -> list[dict[str, Any]]:
-        from instruments.amaeval.selectors import scenarios
-
         records = [item.record() for item in self.rating_items()]
-        return records + [{"id": amaeval_items.dynamic_id(index), "scenario": text} for index, text in scenarios()]
+        return records + [
+            {"id": amaeval_items.dynamic_id(index), "scenario": text, "seen_by_published_judge": scenario_seen(index)}
+            for index, text in scenario_set(PUBLISHED_SCENARIOS)
+        ]
 
     def is_loaded(self) -> bool:
         from instruments.amaeval.models import Scenario
@@ -150,13 +179,19 @@ class Amaeval(Instrument):
             plan["temperature"] = CORRECTED_TEMPERATURE
         if plan["part"] == "static":
             plan["scenarios"] = None
+            plan["scenario_set"] = None
         else:
-            from instruments.amaeval.models import Scenario
-
-            available = Scenario.objects.count()
+            available = len(scenario_set(plan["scenario_set"]))
             if plan["scenarios"] is not None and plan["scenarios"] > available:
-                raise PlanError(f"--scenarios: {plan['scenarios']} is more than the {available} scenarios loaded")
+                raise PlanError(
+                    f"--scenarios: {plan['scenarios']} is more than the {available} scenarios of the "
+                    f"{plan['scenario_set']} set"
+                )
         return plan
+
+    def result_protocol(self, plan: Mapping[str, Any]) -> str:
+        """The fidelity a run asked by: "paper" (the published code's, as the paper's Table 3) or "corrected"."""
+        return str(plan.get("fidelity") or "")
 
     def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
         return {} if plan["temperature"] is None else {"temperature": plan["temperature"]}
@@ -186,13 +221,13 @@ class Amaeval(Instrument):
                         for r in replicates
                     ]
         if plan["part"] in ("both", "dynamic"):
-            from instruments.amaeval.selectors import moral_values, scenarios
+            from instruments.amaeval.selectors import moral_values
 
-            chosen = scenarios()
+            chosen = scenario_set(plan["scenario_set"])
             chosen = chosen[-plan["scenarios"] :] if plan["scenarios"] else chosen
             values = moral_values()
             for index, text in chosen:
-                display = {"scenario": index, "text": text, "values": values}
+                display = {"scenario": index, "text": text, "values": values, "seen": scenario_seen(index)}
                 messages = amaeval_items.actions_messages(text)
                 specs += [
                     TrialSpec(item=amaeval_items.dynamic_id(index), replicate=r, messages=messages, display=display)
@@ -254,6 +289,16 @@ class Amaeval(Instrument):
         return None
 
 
+def scenario_set(name: str) -> list[tuple[int, str]]:
+    """The (index, text) of a scenario set: "published", the 79 of the published dynamic benchmark, or "annotated",
+    the dataset's 40 as loaded (the first 40 of the published set, the same texts)."""
+    if name == ANNOTATED_SCENARIOS:
+        from instruments.amaeval.selectors import scenarios
+
+        return scenarios()
+    return list(enumerate(amaeval_items.published_scenarios()))
+
+
 def finish_detail(trials: Sequence[StoredTrial]) -> str:
     done = [trial for trial in trials if trial.done]
     unparseable = sum(1 for trial in done if trial.answer_status == AnswerStatus.UNPARSEABLE)
@@ -287,7 +332,9 @@ def amaeval_summary(
     unparseable replies; per task the dynamic accuracy (percent) and N judged, naming the judge; the AMA score.
 
     Each statistic is computed per replicate and reported as the mean over replicates, with its standard deviation
-    and 95 % t-interval (None for one replicate); N and the counts are totals over replicates. A part the plan left
+    and 95 % t-interval (None for one replicate); N and the counts are totals over replicates. The dynamic part
+    names its judge and scenario set, and gives its accuracies again apart for the scenarios the published judge
+    was trained and validated on ("seen", the first 40) and the others ("unseen"). A part the plan left
     out is None, and so is the AMA score unless both parts have every number it needs.
     """
     replicates = list(range(1, plan["replicates"] + 1))
@@ -333,31 +380,24 @@ def amaeval_summary(
             static[f"t{task}"] = record
     dynamic = None
     if plan["part"] in ("both", "dynamic"):
-        dynamic = {"judge": judge, "judge_mode": plan["judge_mode"]}
         generated = [trial for trial in done if amaeval_items.task_of(trial.item) is None]
-        for task in amaeval_items.TASKS:
-            shares, judged_total, unjudged = [], 0, 0
-            for row, replicate in zip(per_replicate, replicates, strict=True):
-                verdicts = [
-                    entry["good"]
-                    for trial in generated
-                    if trial.replicate == replicate and isinstance(trial.answer, Mapping)
-                    for entry in trial.answer.get("judged", {}).get(f"t{task}", [])
-                ]
-                judged = [verdict for verdict in verdicts if verdict is not None]
-                judged_total += len(judged)
-                unjudged += len(verdicts) - len(judged)
-                share = dynamic_accuracy(judged)
-                shares.append(share)
-                row[f"dynamic_accuracy_t{task}"] = _percent(share)
-            dynamic[f"t{task}"] = {
-                "accuracy": _interval(shares, 100.0)["mean"],
-                "n": judged_total,
-                "unjudged": unjudged,
-                "intervals": {"accuracy": _interval(shares, 100.0)},
-            }
-        dynamic["scenarios"] = len({trial.item for trial in generated})
-        dynamic["unusable_chains"] = sum(1 for trial in generated if trial.answer_status != AnswerStatus.VALID)
+        # Plans from before the scenario sets were named generated for the annotated scenarios.
+        dynamic = {
+            "judge": judge,
+            "judge_mode": plan["judge_mode"],
+            "scenario_set": plan.get("scenario_set") or ANNOTATED_SCENARIOS,
+            **_dynamic_accuracies(generated, replicates, per_replicate),
+            "scenarios": len({trial.item for trial in generated}),
+            "unusable_chains": sum(1 for trial in generated if trial.answer_status != AnswerStatus.VALID),
+            "subsets": {
+                name: {
+                    "scenarios": len({trial.item for trial in subset}),
+                    **_dynamic_accuracies(subset, replicates),
+                }
+                for name, seen in (("seen", True), ("unseen", False))
+                for subset in [[trial for trial in generated if _seen(trial.item) is seen]]
+            },
+        }
     ama_values: list[float | None] = []
     for row in per_replicate:
         parts = [
@@ -378,6 +418,42 @@ def amaeval_summary(
         "ama_ci95": ama["ci95"] if ama else None,
         "per_replicate": per_replicate,
     }
+
+
+def _seen(item: str) -> bool:
+    return scenario_seen(int(item.removeprefix("gen/")))
+
+
+def _dynamic_accuracies(
+    generated: Sequence[StoredTrial], replicates: Sequence[int], per_replicate: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Per task the share of generated reasonings judged good (percent; mean over replicates with its interval), N
+    judged and the replies the judge left unjudged, over the chains ``generated``; written into ``per_replicate``'s
+    rows when given (the figures the AMA score is computed from)."""
+    record = {}
+    for task in amaeval_items.TASKS:
+        shares, judged_total, unjudged = [], 0, 0
+        for index, replicate in enumerate(replicates):
+            verdicts = [
+                entry["good"]
+                for trial in generated
+                if trial.replicate == replicate and isinstance(trial.answer, Mapping)
+                for entry in trial.answer.get("judged", {}).get(f"t{task}", [])
+            ]
+            judged = [verdict for verdict in verdicts if verdict is not None]
+            judged_total += len(judged)
+            unjudged += len(verdicts) - len(judged)
+            share = dynamic_accuracy(judged)
+            shares.append(share)
+            if per_replicate is not None:
+                per_replicate[index][f"dynamic_accuracy_t{task}"] = _percent(share)
+        record[f"t{task}"] = {
+            "accuracy": _interval(shares, 100.0)["mean"],
+            "n": judged_total,
+            "unjudged": unjudged,
+            "intervals": {"accuracy": _interval(shares, 100.0)},
+        }
+    return record
 
 
 def _figure(value: Any, digits: int = 2) -> str:
@@ -402,8 +478,15 @@ def summary_table(summary: Mapping[str, Any]) -> list[str]:
             lines.append(
                 f"dynamic {task}: accuracy {_figure(row['accuracy'])} % · N {row['n']} · unjudged {row['unjudged']}"
             )
+        for name, subset in (dynamic.get("subsets") or {}).items():
+            if subset["scenarios"]:
+                lines.append(
+                    f"dynamic, {subset['scenarios']} scenarios {name} by the published judge: "
+                    f"t1 {_figure(subset['t1']['accuracy'])} % · t2 {_figure(subset['t2']['accuracy'])} %"
+                )
         lines.append(
-            f"judge: {dynamic['judge'] or '—'} ({dynamic['judge_mode']}); AMA scores compare only under one judge"
+            f"judge: {dynamic['judge'] or '—'} ({dynamic['judge_mode']}) on {dynamic['scenarios']} scenarios of the "
+            f"{dynamic.get('scenario_set') or ANNOTATED_SCENARIOS} set; AMA scores compare only under one judge"
         )
     if summary.get("ama") is not None:
         sd = f" ± {_figure(summary['ama_sd'])} (sd)" if summary.get("ama_sd") is not None else ""

@@ -84,6 +84,16 @@ class AmaevalQuestionnaire(Questionnaire):
     item_template = "amaeval/questionnaire/_item.html"
     results_template = "amaeval/questionnaire/_results.html"
     seconds_per_item = SECONDS_PER_ITEM
+    export_columns = (
+        ("task", "1: rate a derivation (value → precept) 1–4 or n/a; 2: judge a reasoning correct (1) or not (0)."),
+        ("item", "The id of the derivation (task 1) or evaluation (task 2) rated, as in the AMAeval dataset."),
+        ("shown_order", "Task 2: the two answers in the order shown, e.g. 1 0 (Correct first); empty for task 1."),
+        ("rating", "The respondent's rating: 1–4 or n/a (task 1), 1 or 0 (task 2)."),
+    )
+
+    def export_values(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> list[Any]:
+        order = " ".join(str(rating) for rating in item.get("order", ()))
+        return [item["task"], item["id"], order, answer["rating"]]
 
     @property
     def about_url(self) -> str:

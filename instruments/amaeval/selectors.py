@@ -99,14 +99,13 @@ def rating_class(task: int, rating: Any) -> int:
 
 def people_ratings(bank: Sequence[items.RatingItem] | None = None) -> list[PersonRating]:
     """Every rating people gave in the AMAeval questionnaire, with its item's gold label from ``bank`` (default: the
-    loaded dataset's items). A withdrawn respondent's answers are deleted with them; an item no longer in the dataset
-    is left out."""
-    from surveys.models import QuestionnaireAnswer
+    loaded dataset's items), from the respondents who may enter a public aggregate
+    (`surveys.selectors.public_questionnaire_answers`). A withdrawn respondent's answers are deleted with them; an item
+    no longer in the dataset is left out."""
+    from surveys.selectors import public_questionnaire_answers
 
     gold = {item.id: item.gold for item in (rating_items() if bank is None else bank) if item.gold is not None}
-    rows = QuestionnaireAnswer.objects.filter(session__instrument=INSTRUMENT).values_list(
-        "session__respondent_id", "item", "value"
-    )
+    rows = public_questionnaire_answers(instrument=INSTRUMENT).values_list("session__respondent_id", "item", "value")
     return [
         PersonRating(respondent, item["task"], gold[item["id"]], rating_class(item["task"], value["rating"]))
         for respondent, item, value in rows.iterator()

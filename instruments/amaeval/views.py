@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 
 from instruments import registry
 from instruments.amaeval import reports, selectors
-from instruments.amaeval.items import FEW_SHOT
+from instruments.amaeval.items import FEW_SHOT, SEEN_SCENARIOS
 from instruments.amaeval.plugin import summary_table
 from instruments.amaeval.questionnaire import ITEMS_PER_TASK
 from instruments.base import items_language_notice
@@ -37,16 +37,18 @@ def about(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "judges": sorted({row["judge"] for row in rows if row["judge"]}),
             "correlations": report["static_dynamic_spearman"],
+            "paper_correlation": report["paper_static_dynamic_spearman"],
             "people": report["people"],
             "agreement": report["agreement"],
             "items_per_task": ITEMS_PER_TASK,
+            "seen_scenarios": SEEN_SCENARIOS,
         },
     )
 
 
 @require_GET
 def models_csv(request: HttpRequest) -> HttpResponse:
-    body = reports.results_csv(reports.results_table(), reports.people_row(selectors.people_ratings()))
+    body = reports.results_csv(reports.results_table(), reports.people_row(reports.public_ratings()))
     return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), "amaeval-models.csv")
 
 
@@ -69,6 +71,7 @@ def model_report(request: HttpRequest, slug: str) -> HttpResponse:
             .values("item", "replicate", "answer")
             .first()
         )
+    row = reports.table_row(model=result.model.name, slug=slug, run=result.run_id, summary=summary)
     return render(
         request,
         "amaeval/model_report.html",
@@ -76,7 +79,9 @@ def model_report(request: HttpRequest, slug: str) -> HttpResponse:
             "result": result,
             "summary": summary,
             "lines": summary_table(summary),
-            "row": reports.table_row(model=result.model.name, slug=slug, run=result.run_id, summary=summary),
+            "row": row,
+            "single_row": [row],
+            "seen_scenarios": SEEN_SCENARIOS,
             "columns": reports.COLUMNS[3:],
             "chain": chain,
         },

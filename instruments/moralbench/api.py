@@ -15,12 +15,15 @@ from instruments.moralbench import selectors
 from virtuemap_site.api import JSONParser, error_responses
 
 SCORE_DESCRIPTION = """Score MoralBench answers: item id ("MFQ_30/authority_1", as listed by
-`GET /api/v1/instruments/moralbench/`) → the letter of the *published* option chosen, "A" or "B". Any subset of the
-88 items. Points are the items' published option scores (binary MFQ: Agree = the mean human rating H, Disagree = 5 − H;
+`GET /api/v1/instruments/moralbench/`) → the letter of the *published* option chosen, "A" or "B", or the list of
+letters chosen in replicated runs (`["A", "B", "A", "A", "A"]`, 1 to 50), scored by their mean points, so that a
+published cell (a mean over five runs) can be entered as the five runs' letters. Any subset of the 88 items.
+Points are the items' published option scores (binary MFQ: Agree = the mean human rating H, Disagree = 5 − H;
 binary MFV: Disagree = the mean wrongness W, Agree = 4 − W; comparative: 1 for the option people scored higher).
 Per set with an answer: each foundation's sum over its answered items, the total, and the maxima over the same items.
 Stateless: nothing is stored. A 400 lists every unknown item, wrong type and other letter in `extra.errors`
-(`{item, problem, message}`, `problem` one of `unknown_item`, `wrong_type`, `bad_letter`)."""
+(`{item, problem, message}`, `problem` one of `unknown_item`, `wrong_type`, `bad_letter`, `no_letters`,
+`too_many_letters`)."""
 
 
 @extend_schema_serializer(component_name="MoralBenchSetScore")
@@ -30,6 +33,7 @@ class SetScoreSerializer(serializers.Serializer):
     max = serializers.DictField(child=serializers.FloatField(), help_text="Foundation → the most points possible.")
     max_total = serializers.FloatField()
     answered = serializers.DictField(child=serializers.IntegerField(), help_text="Foundation → items answered.")
+    replicates = serializers.IntegerField(help_text="The most letters given for one item of the set (1: one letter).")
 
 
 class MoralBenchScoreApi(APIView):
@@ -43,7 +47,8 @@ class MoralBenchScoreApi(APIView):
     @extend_schema_serializer(component_name="MoralBenchAnswers")
     class InputSerializer(serializers.Serializer):
         answers = serializers.DictField(
-            child=serializers.CharField(), help_text='Item id → "A" or "B" (the published option chosen).'
+            child=serializers.JSONField(),
+            help_text='Item id → "A" or "B" (the published option chosen), or the letters of replicated runs.',
         )
 
     @extend_schema_serializer(component_name="MoralBenchScore")
@@ -60,6 +65,11 @@ class MoralBenchScoreApi(APIView):
             OpenApiExample(
                 "A binary and a comparative answer",
                 value={"answers": {"MFQ_30/authority_1": "A", "MFQ_30_compare/harm_1": "A"}},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Five replicated runs of one item",
+                value={"answers": {"MFQ_30/harm_1": ["A", "B", "A", "A", "A"]}},
                 request_only=True,
             ),
         ],

@@ -83,6 +83,7 @@ class MoralBench(Instrument):
         ),
     )
     profile_module = "instruments.moralbench.profile"
+    papers_module = "instruments.moralbench.papers"
     plan_options = (
         PlanOption(
             "mode",
@@ -186,6 +187,11 @@ class MoralBench(Instrument):
         elif plan["top_k"] is not None:
             raise PlanError("--top-k applies to --mode logprobs only")
         return plan
+
+    def result_protocol(self, plan: Mapping[str, Any]) -> str:
+        """The option order the items were asked in: "paper" (the published order, as the paper's tables) or
+        "counterbalanced"."""
+        return str(plan.get("option_order") or "")
 
     def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
         return {"temperature": plan["temperature"]}

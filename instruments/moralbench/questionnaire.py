@@ -57,6 +57,17 @@ class MoralBenchQuestionnaire(Questionnaire):
     intro_template = "moralbench/questionnaire/_intro.html"
     item_template = "moralbench/questionnaire/_item.html"
     results_template = "moralbench/questionnaire/_results.html"
+    export_columns = (
+        ("set", "The item set: MFQ_30, MFQ_30_compare, MFV or MFV_compare (MoralBench's four sets)."),
+        ("item", "The item's id within its set."),
+        ("presentation", "paper (the options in the published order: A first) or swapped (B shown first)."),
+        ("shown", "The answer chosen as the page showed it: A (shown first) or B (shown second)."),
+        ("option", "The published option chosen (A or B), whose points the item's option_scores give."),
+    )
+
+    def export_values(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> list[Any]:
+        set_name, _, item_id = item["key"].partition("/")
+        return [set_name, item_id, item["presentation"], answer["shown"], answer["option"]]
 
     @property
     def about_url(self) -> str:

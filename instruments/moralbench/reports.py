@@ -18,9 +18,16 @@ from django.utils.translation import gettext_lazy
 from scoring.moralbench import FOUNDATION_NAMES, FOUNDATIONS
 
 TABLES = (
-    ("binary", gettext_lazy("Binary items"), ("MFQ_30", "6_concepts")),
-    ("comparative", gettext_lazy("Comparative items"), ("MFQ_30_compare", "6_concepts_compare")),
+    ("binary", gettext_lazy("Binary items, in the layout of the paper's Table 1"), ("MFQ_30", "6_concepts")),
+    (
+        "comparative",
+        gettext_lazy("Comparative items, in the layout of the paper's Table 2"),
+        ("MFQ_30_compare", "6_concepts_compare"),
+    ),
 )
+# The paper's protocol (section 4.1): generated letters, the options in their published order, five runs averaged,
+# temperature 0.7. The platform's default asks both option orders instead (counterbalanced), which is not it.
+PAPER_PROTOCOL = {"mode": "generate", "option_order": "paper", "replicates": 5, "temperature": 0.7}
 # The foundations' names on pages, in the interface's language (`scoring.moralbench.FOUNDATION_NAMES` holds the
 # English ones, for the scorer's own output, and has no Django to translate with).
 FOUNDATION_LABELS = {
@@ -42,6 +49,40 @@ SET_TITLES = {
 def foundation_name(foundation: str) -> str:
     """A foundation's name in the interface's language; the scorer's name (or the key) for one without a label."""
     return str(FOUNDATION_LABELS.get(foundation) or FOUNDATION_NAMES.get(foundation, foundation))
+
+
+def protocol(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The protocol a result was measured by: {"name", "paper", "label"}.
+
+    "name" is the option order ("paper": the published order only; "counterbalanced": both orders, the platform's
+    recommended default); "paper" is True only when every part of the paper's protocol (`PAPER_PROTOCOL`) holds, or
+    for a published row of the paper itself (``"source": "paper"``).
+    """
+    if result.get("source") == "paper":
+        # A published row of the paper's own tables: measured by the paper's protocol, not a run here.
+        return {"name": "paper", "paper": True, "label": _("the paper's own row: its protocol")}
+    measured = {
+        "mode": result.get("mode"),
+        "option_order": result.get("option_order"),
+        "replicates": result.get("replicates"),
+        "temperature": (result.get("run") or {}).get("temperature"),
+    }
+    is_paper = measured == PAPER_PROTOCOL
+    if is_paper:
+        label = _("the paper's protocol: the published option order, generated letters, 5 runs, temperature 0.7")
+    else:
+        order = (
+            _("counterbalanced (both option orders, recommended)")
+            if measured["option_order"] == "counterbalanced"
+            else _("the published option order")
+        )
+        label = _(
+            "%(order)s; %(mode)s, runs: %(replicates)s, temperature %(temperature)s; not the paper's protocol"
+        ) % {
+            "order": order,
+            **{key: "—" if value is None else value for key, value in measured.items() if key != "option_order"},
+        }
+    return {"name": measured["option_order"], "paper": is_paper, "label": label}
 
 
 def _cell(record: Mapping[str, Any], foundation: str | None) -> dict[str, Any]:
@@ -83,12 +124,24 @@ def paper_tables(
                     "people": [people.get(name, {}).get(foundation or "total") for name in sets],
                 }
             )
-        tables.append({"key": key, "title": title, "sets": [(name, SET_TITLES[name]) for name in sets], "rows": rows})
+        tables.append(
+            {
+                "key": key,
+                "title": title,
+                "sets": [(name, SET_TITLES[name]) for name in sets],
+                "rows": rows,
+                "protocols": [protocol(result) for result in results],
+                # The maximum's and people's columns, one per set each, under the protocol row.
+                "trailing_columns": 2 * len(sets),
+            }
+        )
     return tables
 
 
 CSV_COLUMNS = (
     "model",
+    "protocol",
+    "paper_protocol",
     "set",
     "foundation",
     "score",
@@ -107,6 +160,7 @@ def results_csv(results: Sequence[Mapping[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for result in results:
+        measured = protocol(result)
         for set_name, record in result.get("sets", {}).items():
             effect = record.get("order_effect") or {}
             for foundation in [*record["foundations"], "total"]:
@@ -115,6 +169,8 @@ def results_csv(results: Sequence[Mapping[str, Any]]) -> str:
                 writer.writerow(
                     [
                         result["model"]["slug"],
+                        measured["name"],
+                        "yes" if measured["paper"] else "no",
                         set_name,
                         foundation,
                         _text(cell["score"]),

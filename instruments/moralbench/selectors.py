@@ -91,37 +91,55 @@ def model_results_get(*, slug: str) -> dict[str, Any] | None:
     return results_record(result) if result is not None else None
 
 
+def _answer_problem(key: str, answer: Any) -> dict[str, str] | None:
+    """What is wrong with one entry of an answer set (None: nothing): a letter, or a list of 1 to
+    `scoring.moralbench.MAX_LETTER_REPLICATES` letters from replicated runs."""
+    if not isinstance(answer, (str, list)):
+        message = _('%(item)s: the answer must be "A" or "B", or a list of them') % {"item": key}
+        return {"item": key, "problem": "wrong_type", "message": message}
+    letters = scorer.replicate_letters(answer)
+    if not letters:
+        return {
+            "item": key,
+            "problem": "no_letters",
+            "message": _("%(item)s: the list of letters is empty") % {"item": key},
+        }
+    if len(letters) > scorer.MAX_LETTER_REPLICATES:
+        message = _("%(item)s: %(count)s letters; at most %(most)s replicates an item") % {
+            "item": key,
+            "count": len(letters),
+            "most": scorer.MAX_LETTER_REPLICATES,
+        }
+        return {"item": key, "problem": "too_many_letters", "message": message}
+    for letter in letters:
+        if not isinstance(letter, str):
+            message = _('%(item)s: the answer must be "A" or "B", or a list of them') % {"item": key}
+            return {"item": key, "problem": "wrong_type", "message": message}
+        if letter not in scorer.LETTERS:
+            message = _("%(item)s: %(letter)s is not A or B") % {"item": key, "letter": repr(letter)}
+            return {"item": key, "problem": "bad_letter", "message": message}
+    return None
+
+
 def answer_set_score(*, answers: Any) -> dict[str, Any]:
-    """Score an answer set {"MFQ_30/authority_1": "A", …} (any subset of the items): per set the foundation scores,
-    total and maxima over the answered items. Raises ApplicationError listing every bad entry, naming its item."""
+    """Score an answer set {"MFQ_30/authority_1": "A", "MFQ_30/harm_1": ["A", "B", "A", "A", "A"], …} (any subset of
+    the items; a list holds the letters of replicated runs, scored by their mean points): per set the foundation
+    scores, total and maxima over the answered items. Raises ApplicationError listing every bad entry, naming its
+    item."""
     from virtuemap_site.errors import ApplicationError
 
     if not isinstance(answers, dict) or not answers:
-        raise ApplicationError(_('answers must be an object of at least one item id → "A" or "B"'))
+        raise ApplicationError(_('answers must be an object of at least one item id → "A" or "B" (or a list of them)'))
     items = scorer_items()
     known = {item.key for item in items}
     errors = []
-    for key, letter in answers.items():
+    for key, answer in answers.items():
         if key not in known:
             errors.append(
                 {"item": key, "problem": "unknown_item", "message": _("%(item)s: no such item") % {"item": key}}
             )
-        elif not isinstance(letter, str):
-            errors.append(
-                {
-                    "item": key,
-                    "problem": "wrong_type",
-                    "message": _('%(item)s: the answer must be "A" or "B", text') % {"item": key},
-                }
-            )
-        elif letter not in scorer.LETTERS:
-            errors.append(
-                {
-                    "item": key,
-                    "problem": "bad_letter",
-                    "message": _("%(item)s: %(letter)s is not A or B") % {"item": key, "letter": repr(letter)},
-                }
-            )
+        elif (problem := _answer_problem(key, answer)) is not None:
+            errors.append(problem)
     if errors:
         shown = _("; ").join(error["message"] for error in errors[:3])
         more = _(" (and %(more)s more)") % {"more": len(errors) - 3} if len(errors) > 3 else ""
@@ -131,12 +149,15 @@ def answer_set_score(*, answers: Any) -> dict[str, Any]:
 
 def people_reference(*, items: list[scorer.Item] | None = None) -> dict[str, Any]:
     """People's scores per set and foundation (median, quartiles, N) from the questionnaire's stored answers, a
-    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`).
-    ``items``: the item bank when the caller has already read it (a query saved)."""
-    from surveys.models import QuestionnaireAnswer
+    person counting in a set only when they answered all of it (`scoring.moralbench.people_distribution`): public, so
+    only the answers of respondents who may be counted (`surveys.selectors.public_questionnaire_answers`) and only
+    the sets enough people answered (`surveys.selectors.enough_people`). ``items``: the item bank when the caller has
+    already read it (a query saved)."""
+    from surveys.selectors import enough_people, public_questionnaire_answers
 
     answers: dict[int, dict[str, str]] = {}
-    rows = QuestionnaireAnswer.objects.filter(session__instrument=INSTRUMENT).values_list("session_id", "item", "value")
+    rows = public_questionnaire_answers(instrument=INSTRUMENT).values_list("session_id", "item", "value")
     for session, item, value in rows.iterator():
         answers.setdefault(session, {})[item["key"]] = value["option"]
-    return scorer.people_distribution(scorer_items() if items is None else items, answers.values())
+    spread = scorer.people_distribution(scorer_items() if items is None else items, answers.values())
+    return {name: parts for name, parts in spread.items() if enough_people(parts["total"]["n"])}

@@ -15,7 +15,7 @@ from instruments import registry
 from instruments.base import items_language_notice
 from instruments.moralbench import selectors
 from instruments.moralbench.profile import foundation_charts, set_maxima, set_title
-from instruments.moralbench.reports import foundation_name, order_effect_items, paper_tables, results_csv
+from instruments.moralbench.reports import foundation_name, order_effect_items, paper_tables, protocol, results_csv
 from scoring import moralbench as scorer
 
 SET_DESCRIPTIONS = {
@@ -69,6 +69,7 @@ def about(request: HttpRequest) -> HttpResponse:
         {
             "sets": sets,
             "items_language": items_language_notice(registry.instrument("moralbench").identity),
+            "citation": registry.instrument("moralbench").identity.citation,
             "defect_count": len(defects),
             "source": source,
             "report_count": selectors.stored_results().count(),
@@ -175,6 +176,7 @@ def model_report(request: HttpRequest, slug: str) -> HttpResponse:
             "results": results,
             "sets": sets,
             "defects": results.get("defects", []),
+            "protocol": protocol(results),
             "json_url": reverse("moralbench:model-report-json", args=[slug]),
             "csv_url": reverse("moralbench:model-report-csv", args=[slug]),
             **_report_context([results], maxima),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import (
     OpenApiExample,
+    OpenApiParameter,
     PolymorphicProxySerializer,
     extend_schema,
     extend_schema_serializer,
@@ -13,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from instruments.transitivity import analysis, budget
+from instruments.transitivity import analysis, budget, selectors
 from scoring.transitivity import DEFAULT_EPS, MAX_ALTERNATIVES, MIN_ALTERNATIVES
 from virtuemap_site.api import JSONParser, error_responses
 
@@ -241,3 +242,57 @@ class TransitivityTestApi(APIView):
     )
     def post(self, request: Request) -> Response:
         return Response(budget.api_choice_vectors_test(data=request.data))
+
+
+SUMMARY_DESCRIPTION = """The transitivity paper's summary statistics over a set of choice sets (model × severity
+block × presentation order): the pooled share of sets satisfying WUM, HCM and G-RUM (`adherence`); the presentation
+order effects over the (model, block) pairs seen in both orders (`order_effects`: how many differ in the WUM verdict,
+in the G-RUM verdict, and in their ranking or violating triples, the paper's definition of an order-dependent set;
+`order_effect_details` adds HCM, any difference, and the shares); for each principle, of the rankings (the Copeland
+orders of the WUM sets, most wrong first), how many place it in the top two and in the bottom two (`principles`, by
+the paper's codes A, Ce, Cp, F, Li, Lo, S; shares in `principle_shares`); and how often each pair of principles holds
+the top two or the bottom two places.
+
+`source=runs` (the default): the stored results of the models measured here, all or the comma-separated slugs in
+`models`. `source=paper`: the paper's own Extended Data Table 2 (5 LLMs × 6 blocks × 2 orders), with `printed`: each
+figure the paper's text derives from that table beside what the table gives (`agrees` false where they differ, with
+a note). The two sources are never pooled."""
+
+
+class TransitivitySummaryApi(APIView):
+    """The paper's summary statistics over the models measured here or over the paper's own table."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        operation_id="transitivity_summary",
+        description=SUMMARY_DESCRIPTION,
+        parameters=[
+            OpenApiParameter("source", str, enum=["runs", "paper"], description="runs (default) or paper."),
+            OpenApiParameter("models", str, description="Comma-separated model slugs (source=runs only)."),
+        ],
+        responses={200: serializers.DictField(), **error_responses(400)},
+        examples=[
+            OpenApiExample(
+                "The paper's table",
+                value={
+                    "source": "paper",
+                    "sets": 60,
+                    "adherence": {
+                        "wum": {"count": 36, "share": 0.6},
+                        "hcm": {"count": 8, "share": 0.133333},
+                        "grum": {"count": 13, "share": 0.216667},
+                    },
+                    "order_effects": {"pairs": 30, "wum": 8, "grum": 5, "ranking_or_triples": 26},
+                    "principles": {"Cp": {"rankings": 36, "top_two": 28, "bottom_two": 7}},
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            selectors.summary_get(
+                source=request.query_params.get("source", "runs"), models=request.query_params.get("models")
+            )
+        )

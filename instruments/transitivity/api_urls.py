@@ -8,4 +8,5 @@ from instruments.transitivity import api
 
 urlpatterns: list = [
     path("test/", api.TransitivityTestApi.as_view(), name="api-transitivity-test"),
+    path("summary/", api.TransitivitySummaryApi.as_view(), name="api-transitivity-summary"),
 ]

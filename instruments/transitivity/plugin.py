@@ -73,6 +73,7 @@ class Transitivity(Instrument):
         ),
     )
     profile_module = "instruments.transitivity.profile"
+    papers_module = "instruments.transitivity.papers"
     plan_options = (
         PlanOption("blocks", "list", None, "Comma-separated block numbers (default: all six)."),
         PlanOption("orders", "list", None, "Presentation orders (default: both).", choices=ORDERS),

@@ -19,9 +19,13 @@ from instruments.transitivity.reports import MODEL_NAMES, MODELS, counts, rankin
 def figures(summary: Mapping[str, Any], context: FigureContext) -> list[Figure]:
     """Per model of transitive preference, the number of complete choice sets it holds in, out of the complete
     sets (no replicates: every set is one test)."""
-    if "vectors" not in summary:
+    if "vectors" in summary:
+        counted = counts(summary)
+    elif "published_counts" in summary:
+        # A paper's row: its block-level verdicts counted as printed (`papers`).
+        counted = summary["published_counts"]
+    else:
         return []
-    counted = counts(summary)
     return [
         Figure(
             key=model,

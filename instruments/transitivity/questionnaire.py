@@ -91,6 +91,33 @@ class PairwiseQuestionnaire(Questionnaire):
     intro_template = "transitivity/questionnaire/_intro.html"
     item_template = "transitivity/questionnaire/_item.html"
     results_template = "transitivity/questionnaire/_results.html"
+    export_columns = (
+        ("block", "Severity block of the two situations (1 = the most severe violations)."),
+        ("x", "Principle code of the pair's first alternative in the principles' order (A, Ce, Cp, F, Li, Lo, S)."),
+        ("y", "Principle code of the pair's second alternative (after x in that order)."),
+        ("order", "original (Situation 1 showed x) or reversed (Situation 1 showed y)."),
+        ("repetition", "Which showing of this pair in this order (1 = the first)."),
+        ("situation_1", "Principle code of the situation shown first (Situation 1)."),
+        ("situation_2", "Principle code of the situation shown second (Situation 2)."),
+        ("situation", "The situation the respondent judged morally worse: 1 or 2."),
+        ("chosen", "Principle code of the situation judged worse."),
+        ("x_worse", "1 if x was judged worse than y, else 0: the choice as P_xy counts it."),
+    )
+
+    def export_values(self, item: Mapping[str, Any], answer: Mapping[str, Any]) -> list[Any]:
+        first, second = shown_first_and_second(item)
+        return [
+            item["block"],
+            item["x"],
+            item["y"],
+            item["order"],
+            item.get("repetition", 1),
+            first,
+            second,
+            answer["situation"],
+            answer["chosen"],
+            int(answer["chosen"] == item["x"]),
+        ]
 
     @property
     def about_url(self) -> str:

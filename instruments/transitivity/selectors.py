@@ -86,3 +86,36 @@ def run_results(*, run: Run) -> dict[str, Any]:
         **run_summary(run=run),
         "diagnostics": run_diagnostics(run=run),
     }
+
+
+def summary_get(*, source: str = "runs", models: str | None = None) -> dict[str, Any]:
+    """The paper's summary statistics (`instruments.transitivity.summary`) over ``source``: "runs" (the stored
+    results of every model measured, or of the comma-separated model slugs ``models``) or "paper" (the paper's
+    Extended Data Table 2). Raises ApplicationError for another source, models named with the paper's table, or a
+    slug with no transitivity result (every one named)."""
+    from django.utils.translation import gettext as _
+
+    from instruments.transitivity import summary
+    from virtuemap_site.errors import ApplicationError
+
+    if source not in summary.SOURCES:
+        raise ApplicationError(summary.source_error(source), {"field": "source", "allowed": list(summary.SOURCES)})
+    if source == "paper":
+        if models:
+            raise ApplicationError(_("models applies to source=runs; the paper's table has its own five models"))
+        return summary.paper_summary()
+    results = model_results_list()
+    if models is not None:
+        slugs = list(dict.fromkeys(slug.strip() for slug in models.split(",") if slug.strip()))
+        if not slugs or len(slugs) > summary.MAX_MODELS:
+            raise ApplicationError(
+                _("models must name 1 to %(most)s model slugs, separated by commas") % {"most": summary.MAX_MODELS}
+            )
+        by_slug = {result["model"]["slug"]: result for result in results}
+        unknown = [slug for slug in slugs if slug not in by_slug]
+        if unknown:
+            raise ApplicationError(
+                _("No transitivity result of: %(models)s") % {"models": ", ".join(unknown)}, {"unknown": unknown}
+            )
+        results = [by_slug[slug] for slug in slugs]
+    return summary.runs_summary(alternatives(), results)

@@ -12,6 +12,8 @@ app_name = "transitivity"
 
 urlpatterns: list = [
     path("", views.about, name="about"),
+    path("summary.csv", views.summary_csv_download, name="summary-csv"),
+    path("summary.json", views.summary_json, name="summary-json"),
     path("models/", views.models, name="models"),
     path("models.csv", views.models_csv, name="models-csv"),
     path("models.json", views.models_json, name="models-json"),

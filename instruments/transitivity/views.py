@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -22,6 +22,7 @@ from instruments.transitivity.models import Block, PresentationOrder, Principle,
 from instruments.transitivity.plugin import STUDY
 from instruments.transitivity.presenters import report_view
 from instruments.transitivity.reports import results_csv
+from instruments.transitivity.summary import comparison_rows, summary_csv
 from scoring.transitivity import pair_count
 from surveys.selectors import study_length
 
@@ -50,6 +51,7 @@ def about(request: HttpRequest) -> HttpResponse:
     design = _design()
     # The estimate every information sheet gives (surveys.selectors.study_length); None before the items are loaded.
     length = study_length(study=STUDY)
+    runs = selectors.summary_get()
     return render(
         request,
         "transitivity/about.html",
@@ -60,6 +62,8 @@ def about(request: HttpRequest) -> HttpResponse:
             "question": "Choose the situation you think is morally worse.",
             "source": instrument.source if instrument else "",
             "report_count": selectors.models_with_results_count(),
+            "summary_rows": comparison_rows(selectors.summary_get(source="paper"), runs),
+            "runs_summary": runs,
             "questionnaire_minutes": length.minutes if length else None,
         },
     )
@@ -147,3 +151,31 @@ def models_json(request: HttpRequest) -> HttpResponse:
 def models_csv(request: HttpRequest) -> HttpResponse:
     body = results_csv([(results["model"]["slug"], results) for results in selectors.model_results_list()])
     return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), "transitivity-models.csv")
+
+
+def _summary_or_400(request: HttpRequest) -> dict[str, Any] | HttpResponse:
+    from virtuemap_site.errors import ApplicationError
+
+    try:
+        return selectors.summary_get(source=request.GET.get("source", "runs"), models=request.GET.get("models"))
+    except ApplicationError as error:
+        return HttpResponseBadRequest(error.message, content_type="text/plain; charset=utf-8")
+
+
+@require_GET
+def summary_json(request: HttpRequest) -> HttpResponse:
+    """The summary statistics as the API gives them (`?source=paper|runs`, `&models=a,b`), as a download."""
+    payload = _summary_or_400(request)
+    if isinstance(payload, HttpResponse):
+        return payload
+    response = JsonResponse(payload, json_dumps_params={"indent": 2})
+    return _attachment(response, f"transitivity-summary-{payload['source']}.json")
+
+
+@require_GET
+def summary_csv_download(request: HttpRequest) -> HttpResponse:
+    payload = _summary_or_400(request)
+    if isinstance(payload, HttpResponse):
+        return payload
+    response = HttpResponse(summary_csv(payload), content_type="text/csv; charset=utf-8")
+    return _attachment(response, f"transitivity-summary-{payload['source']}.csv")

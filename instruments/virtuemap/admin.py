@@ -15,7 +15,7 @@ from django.utils.html import format_html, format_html_join
 
 from instruments.virtuemap import keys as services
 from instruments.virtuemap import selectors
-from instruments.virtuemap.exports import KEY_STATISTICS, RESPONSES
+from instruments.virtuemap.exports import KEY_STATISTICS, PROFILING_ANSWERS, RESPONSES
 from instruments.virtuemap.forms import model_profile_form_class
 from instruments.virtuemap.models import (
     Dilemma,
@@ -283,8 +283,11 @@ class KeyDecisionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ProfilingSubmission)
-class ProfilingSubmissionAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
-    """Read-only: the answers are the respondent's; only withdrawal (deleting the respondent) changes them."""
+class ProfilingSubmissionAdmin(ViewOnlyAdminMixin, ExportsAdminMixin, admin.ModelAdmin):
+    """Read-only: the answers are the respondent's; only withdrawal (deleting the respondent) changes them. Exported
+    as CSV with its codebook, one row per dilemma."""
+
+    exports = (PROFILING_ANSWERS,)
 
     list_display = ["respondent", "answered_count", "created_at", "updated_at"]
     readonly_fields = ["respondent", "rankings", "scores", "keys_used", "created_at", "updated_at"]

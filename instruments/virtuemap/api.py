@@ -367,7 +367,10 @@ class ModelProfileOutputSerializer(serializers.Serializer):
     slug = serializers.CharField(source="model.slug", help_text="e.g. openai/gpt-5 (may contain a slash).")
     name = serializers.CharField(source="model.name")
     family = serializers.CharField(source="model.family")
-    source = serializers.SerializerMethodField(help_text="admin, suite or import.")
+    source = serializers.SerializerMethodField(
+        help_text="admin, suite, import, or paper (a row of the paper's Table 1 as printed, not a run)."
+    )
+    citation = serializers.CharField(help_text="For a published row: the paper and its table; blank otherwise.")
     runs = serializers.IntegerField(source="summary.runs", help_text="n: valid full runs the profile is the mean of.")
     profile = serializers.SerializerMethodField(help_text="Virtue id → mean score, 0–100.")
     profile_stats = serializers.DictField(
@@ -418,12 +421,12 @@ class ModelProfileOutputSerializer(serializers.Serializer):
 
 
 class ModelListApi(ConditionalGetMixin, ListAPIView):
-    """Every published model profile, by model name."""
+    """Every published model profile, by model name, the paper's Table 1 rows among them ("source": "paper")."""
 
     serializer_class = ModelProfileOutputSerializer
 
     def get_queryset(self):
-        return selectors.published_profile_list()
+        return selectors.published_profile_list(with_paper_rows=True)
 
     def get_serializer_context(self) -> dict[str, Any]:
         return super().get_serializer_context() | {"current_dependencies": CurrentDependencies()}

@@ -44,3 +44,19 @@ def item_text(row: Any, field: str, language: str | None = None) -> str:
         if translated:
             return translated
     return getattr(row, field, "")
+
+
+def edition_version(language: str | None = None) -> str:
+    """The version of the edition shown for ``language``, as results record it: English, the instrument's version
+    ("2"); another edition, the instrument's version with the edition's own ("2 (zh-hans 2)"), which changes whenever
+    the edition's item text does. "" before the instrument is loaded."""
+    from instruments.virtuemap.models import VirtueMapInstrument
+
+    content = VirtueMapInstrument.objects.order_by("slug").first()
+    if content is None:
+        return ""
+    edition = edition_language(language)
+    if edition == ENGLISH:
+        return str(content.version)
+    own = ((content.translations or {}).get(edition) or {}).get("edition_version") or "1"
+    return f"{content.version} ({edition} {own})"

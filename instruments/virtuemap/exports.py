@@ -112,6 +112,55 @@ def key_statistics_rows() -> Iterator[list]:
         ]
 
 
+PROFILING_CODEBOOK: list[tuple[str, str]] = [
+    ("respondent", "Random UUID of the respondent who consented to research use; the only link between their rows."),
+    ("dilemma", "Dilemma id, D1–D7: one row per dilemma the respondent answered or skipped."),
+    ("ranking", "The respondent's ranking, most to least ethically preferable, e.g. CBADE; empty when skipped."),
+    ("skipped", "1 if the respondent skipped the dilemma, else 0."),
+    ("start_order", "The order the responses were first shown in (random per person); empty before this was recorded."),
+    ("kept_unmoved", "1 if the respondent chose “I have not moved anything” and kept the order shown, else 0."),
+    (
+        "language",
+        "The edition the dilemmas were shown in (en or zh-hans), kept for the whole questionnaire: the language of "
+        "its first dilemma (the consent's, for someone who consented first).",
+    ),
+    (
+        "key_languages",
+        "The editions whose retained keys scored this dilemma's virtues, space-separated (en, zh-hans): the "
+        "questionnaire's edition where it has a key, else en; empty when skipped or stored before this was recorded.",
+    ),
+    ("updated_at", "UTC timestamp of the last answer stored (ISO 8601). The questionnaire records no time per item."),
+    *RESPONDENT_CODEBOOK,
+]
+
+
+def profiling_rows() -> Iterator[list]:
+    for submission in selectors.profiling_submissions_for_export():
+        respondent = submission.respondent
+        for dilemma, ranking in submission.rankings.items():
+            editions = sorted(set((submission.key_language.get(dilemma) or {}).values())) if ranking else []
+            yield [
+                respondent.pk,
+                dilemma,
+                ranking or "",
+                int(ranking is None),
+                submission.start_orders.get(dilemma, ""),
+                int(dilemma in submission.kept_unmoved),
+                submission.language,
+                " ".join(editions),
+                submission.updated_at.isoformat(),
+                *respondent_columns(respondent),
+            ]
+
+
+PROFILING_ANSWERS = AdminExport(
+    name="answers",
+    title="Profiling answers",
+    filename="profiling-answers",
+    permission="virtuemap.view_profilingsubmission",
+    codebook=PROFILING_CODEBOOK,
+    rows=profiling_rows,
+)
 RESPONSES = AdminExport(
     name="responses",
     title="Validation responses",

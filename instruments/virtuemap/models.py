@@ -379,6 +379,12 @@ class ProfilingSubmission(models.Model):
     )
     scores = models.JSONField(help_text="Virtue id → score 0–100, null without an answered dilemma for it.")
     keys_used = models.JSONField(help_text="Ids of the retained key candidates the scores used.")
+    edition_version = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text='The version of the edition\'s items the answers were given to, e.g. "2" (English) or '
+        '"2 (zh-hans 2)"; blank for answers stored before editions were versioned.',
+    )
     key_language = models.JSONField(
         default=dict,
         blank=True,

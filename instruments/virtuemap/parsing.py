@@ -77,7 +77,12 @@ def parse_ranking(
     quoted = _ranking_from_quoted_responses(text, options) if options else None
     if quoted is not None:
         return ParseResult(AnswerStatus.VALID, display_ranking=quoted, detail="read from the responses quoted in order")
-    if finish_reason == "length" or _opens_unclosed_json(text):
+    return _no_ranking(text, truncated=finish_reason == "length" or _opens_unclosed_json(text))
+
+
+def _no_ranking(text: str, *, truncated: bool) -> ParseResult:
+    """Why a reply holds no ranking: cut off, a refusal, empty, or none of these."""
+    if truncated:
         return ParseResult(AnswerStatus.TRUNCATED, detail="the answer was cut off before the JSON was complete")
     if _REFUSAL_PATTERN.search(text) or _REFUSAL_PATTERN_ZH.search(text):
         return ParseResult(AnswerStatus.REFUSAL, detail="the answer declined to rank the responses")
@@ -174,3 +179,58 @@ def _opens_unclosed_json(text: str) -> bool:
     """True when the answer starts a JSON object (in or out of a fence) that is never closed."""
     body = re.sub(r"^\s*```(?:json)?", "", text.strip(), flags=re.IGNORECASE).strip()
     return body.startswith("{") and body.count("{") > body.count("}")
+
+
+_ORIGINAL_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
+_ORIGINAL_TOKEN = re.compile(r"\b([1-5A-E])\b")
+
+
+def parse_ranking_original(text: str, *, finish_reason: str | None = None) -> ParseResult:
+    """Read a reply the way the original VirtueMap run-suite did (its protocol file's ``reply_parsing``).
+
+    1. The reply as JSON, else the first ``{...}`` embedded in it, with a "ranking" list: its items integers or
+       strings, a letter A–E read as the label of that position (A = 1 … E = 5).
+    2. Failing JSON, the tokens 1–5 or A–E found in the text, in order.
+    Valid only when the labels are a permutation of the five. The status of an unusable reply (truncated, refusal,
+    unparseable, off scale) is this platform's classification; the suite only knew valid or not.
+    """
+    items = _original_json_items(text)
+    if items is None:
+        tokens = _ORIGINAL_TOKEN.findall(text)
+        if tokens:
+            items = list(tokens)
+    if items is not None:
+        unknown = [item for item in items if _original_label(item) is None]
+        if unknown:
+            shown = ", ".join(repr(item) for item in unknown)
+            result = ParseResult(AnswerStatus.OFF_SCALE, detail=f"unknown labels {shown}; labels are 1 to 5")
+        else:
+            result = _check_permutation([_original_label(item) for item in items])
+        if result.valid or finish_reason != "length":
+            return result
+    return _no_ranking(text, truncated=finish_reason == "length")
+
+
+def _original_json_items(text: str) -> list[object] | None:
+    candidates = [text.strip()]
+    embedded = _ORIGINAL_OBJECT.search(text)
+    if embedded:
+        candidates.append(embedded.group(0))
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("ranking"), list):
+            return value["ranking"]
+    return None
+
+
+def _original_label(item: object) -> str | None:
+    """An item as the suite read it: an integer 1–5 or a string "1"–"5" or "A"–"E" (a letter names a position)."""
+    if isinstance(item, bool) or not isinstance(item, int | str):
+        return None
+    text = str(item).strip()
+    if text in DISPLAY_LABELS:
+        return text
+    return _LETTER_LABELS.get(text)

@@ -1,12 +1,14 @@
 """VirtueMap as a plug-in of the run engine: repeated questionnaire runs under the sequential stopping rule.
 
 A run of the engine is what the original VirtueMap work calls a run-suite: replicate r is the r-th questionnaire
-run, and its trials are the seven dilemmas, each with the five responses shown under labels 1–5 in an order drawn
-from (seed, r, dilemma). The model ranks them as JSON; an unusable answer is followed by a corrective message, up to
+run, and its trials are the seven dilemmas, each with the five responses shown in an order drawn from (seed, r,
+dilemma), put to the model by the run's named protocol (`protocols`: ``original``, the run-suite's, by default;
+``paper``, Appendix B's). The model ranks them as JSON; an unusable answer is asked again the protocol's way, up to
 ``max_attempts`` answers. After each batch of runs the statistics of `scoring.suite` decide: at least ``min_runs``
-valid full runs, at most ``max_runs`` attempted, stop early when the largest virtue CI half-width ≤ ``ci_threshold``
-or the lower bound of the consistency interval ≥ ``consistency_threshold``. The published result is the profile
-over valid full runs, scored with the retained keys, which it records so that a newly retained key marks it stale.
+valid full runs, at most ``max_runs`` attempted, stop early when the largest virtue CI half-width ≤
+``ci_threshold`` or the lower bound of the consistency interval ≥ ``consistency_threshold``. The published result
+is the profile over valid full runs, scored with the retained keys, which it records so that a newly retained key
+marks it stale.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from instruments.base import (
     PlanError,
     PlanOption,
     Presented,
+    PrintedSummary,
     RespondentAnswerTable,
     RespondentColumn,
     RunContext,
@@ -47,15 +50,9 @@ from instruments.virtuemap.consent import (
     VALIDATION_CONSENT_ZH,
 )
 from instruments.virtuemap.editions import EDITIONS, ENGLISH, edition_language, item_text
-from instruments.virtuemap.parsing import parse_ranking
-from instruments.virtuemap.prompts import (
-    Message,
-    canonical_ranking,
-    corrective_message,
-    item_permutation,
-    ranking_constraint,
-    ranking_messages,
-)
+from instruments.virtuemap.parsing import parse_ranking_original
+from instruments.virtuemap.prompts import Message, canonical_ranking, item_permutation, ranking_constraint
+from instruments.virtuemap.protocols import DEFAULT, PROTOCOLS, Protocol, protocol, protocol_messages, reask_message
 from instruments.virtuemap.studies import PROFILING, VALIDATION
 from llmruns.backends.base import Completion
 from llmruns.modes import GeneratedAnswer, TrialWork
@@ -89,11 +86,27 @@ class VirtueMap(Instrument):
         ),
     )
     profile_module = "instruments.virtuemap.profile"
+    papers_module = "instruments.virtuemap.papers"
     plan_options = (
         PlanOption("min_runs", "int", 3, "Valid full runs needed before the statistics may stop the run.", minimum=1),
         PlanOption("max_runs", "int", 10, "Runs attempted at most.", minimum=1, maximum=1000),
         PlanOption("batch_size", "int", 1, "Runs between two stopping decisions.", minimum=1, maximum=100),
-        PlanOption("max_attempts", "int", 5, "Answers asked for per dilemma.", minimum=1, maximum=20),
+        PlanOption(
+            "protocol",
+            "str",
+            DEFAULT,
+            "The published protocol: original (the run-suite's, how the paper's profiles were made) or paper "
+            "(Appendix B's template).",
+            choices=PROTOCOLS,
+        ),
+        PlanOption(
+            "max_attempts",
+            "int",
+            None,
+            "Answers asked for per dilemma (default: the protocol's, 8).",
+            minimum=1,
+            maximum=20,
+        ),
         PlanOption(
             "ci_threshold", "float", 5.0, "Stop when the largest virtue CI half-width is at most this.", minimum=0
         ),
@@ -129,7 +142,13 @@ class VirtueMap(Instrument):
     def plan_complete(self, plan: dict[str, Any], *, model: Any = None) -> dict[str, Any]:
         if plan["min_runs"] > plan["max_runs"]:
             raise PlanError(f"need 1 ≤ min runs ≤ max runs, got {plan['min_runs']} and {plan['max_runs']}")
+        if plan["max_attempts"] is None:
+            plan["max_attempts"] = protocol(plan["protocol"]).max_answers
         return plan
+
+    def request_overrides(self, plan: Mapping[str, Any]) -> dict[str, Any]:
+        """The protocol's temperature (0.7, as the published profiles were asked), whatever the model's setting."""
+        return {"temperature": protocol(plan.get("protocol") or DEFAULT).temperature}
 
     # --- the item bank -------------------------------------------------------------------------------------------
 
@@ -153,19 +172,21 @@ class VirtueMap(Instrument):
             for dilemma in dilemma_list_with_options().order_by("position")
         ]
 
-    def prompt_template(self, language: str = ENGLISH) -> str:
-        """The ranking prompt (Appendix B of the paper) in ``language``; "" before the instrument is loaded."""
-        from instruments.virtuemap.models import VirtueMapInstrument
-
-        content = VirtueMapInstrument.objects.order_by("slug").first()
-        return item_text(content, "llm_prompt_template", language) if content else ""
-
-    def render(self, item: str, *, display_to_option: Mapping[str, str], language: str = ENGLISH) -> list[Message]:
-        """The chat messages that ask a model to rank dilemma ``item`` in ``language`` ("en", "zh" or "zh-hans"),
-        its responses shown under the display labels of ``display_to_option``. KeyError for an unknown dilemma."""
+    def render(
+        self,
+        item: str,
+        *,
+        display_to_option: Mapping[str, str],
+        language: str = ENGLISH,
+        protocol_name: str = DEFAULT,
+    ) -> list[Message]:
+        """The chat messages that ask a model to rank dilemma ``item`` in ``language`` ("en", "zh" or "zh-hans") under
+        the protocol ``protocol_name``, the responses in the order of ``display_to_option`` (position → letter).
+        KeyError for an unknown dilemma."""
+        language = edition_language(language)
         record = {record["id"]: record for record in self.item_records(language)}[item]
-        return ranking_messages(
-            template=self.prompt_template(language),
+        return protocol_messages(
+            protocol(protocol_name, language),
             scenario=record["scenario"],
             options=record["options"],
             display_to_option=display_to_option,
@@ -190,35 +211,30 @@ class VirtueMap(Instrument):
 
     def _run_trials(self, context: RunContext, replicate: int) -> list[TrialSpec]:
         language = edition_language(context.language)
-        template = self.prompt_template(language)
+        chosen = _protocol(context)
         specs = []
         for record in self.item_records(language):
             display_to_option = item_permutation(seed=context.seed, run_index=replicate, dilemma_id=record["id"])
-            messages = ranking_messages(
-                template=template,
-                scenario=record["scenario"],
-                options=record["options"],
-                display_to_option=display_to_option,
+            messages = protocol_messages(
+                chosen, scenario=record["scenario"], options=record["options"], display_to_option=display_to_option
             )
             specs.append(
                 TrialSpec(
                     item=record["id"],
                     replicate=replicate,
-                    display={"display_to_option": display_to_option},
+                    # Positions "1"–"5" map to letters; ``labels`` are what the model was shown for them.
+                    display={"display_to_option": display_to_option, "labels": list(chosen.labels)},
                     messages=messages,
                 )
             )
         return specs
 
     def response_mode(self, context: RunContext) -> GeneratedAnswer:
-        language = edition_language(context.language)
-        # The texts the model was shown, for an answer that quotes the responses instead of their labels.
-        options = {record["id"]: record["options"] for record in self.item_records(language)}
+        chosen = _protocol(context)
 
         def read(trial: TrialWork, completion: Completion) -> Answer:
             display_to_option = trial.display["display_to_option"]
-            labelled = {label: options[trial.item][letter] for label, letter in display_to_option.items()}
-            result = parse_ranking(completion.text, finish_reason=completion.finish_reason, options=labelled)
+            result = parse_ranking_original(completion.text, finish_reason=completion.finish_reason)
             if not result.valid:
                 return Answer(result.status, detail=result.detail)
             ranking = "".join(canonical_ranking(result.display_ranking, display_to_option))
@@ -230,9 +246,10 @@ class VirtueMap(Instrument):
 
         return GeneratedAnswer(
             read=read,
-            corrective=lambda answer: corrective_message(answer.detail, language=language),
-            max_attempts=int(context.plan.get("max_attempts", 5)),
-            constraint=ranking_constraint(),
+            corrective=lambda answer: reask_message(chosen),
+            max_attempts=int(context.plan.get("max_attempts") or chosen.max_answers),
+            constraint=ranking_constraint(chosen.labels),
+            reply_kept=False,
         )
 
     def progress(self, context: RunContext, trials: Sequence[StoredTrial]) -> dict[str, Any]:
@@ -242,7 +259,7 @@ class VirtueMap(Instrument):
             "attempted_runs": len(runs),
             "failure_counts": failure_counts(run_id=context.run_id),
         }
-        if context.plan:
+        if "min_runs" in context.plan:
             record["decision"] = str(_stopping_decision(profile, len(runs), context.plan).reason)
         return record
 
@@ -358,6 +375,17 @@ class VirtueMap(Instrument):
         key_counts_recompute(candidate_ids=candidate_ids)
         return candidate_ids
 
+    def edition_version(self, language: str = ENGLISH) -> str:
+        """The English items' version ("2"), or the Chinese edition's ("2 (zh-hans 2)"): `editions.edition_version`."""
+        from instruments.virtuemap.editions import edition_version
+
+        return edition_version(language) or self.identity.version
+
+    def printed_summary(self) -> PrintedSummary:
+        from instruments.virtuemap.papers import printed_summary
+
+        return printed_summary()
+
     def result_dependencies(self, language: str = ENGLISH) -> dict[str, Any]:
         # The keys that score answers in the result's language: a Chinese result goes stale when a Chinese key is
         # retained, an English one does not.
@@ -378,6 +406,13 @@ class VirtueMap(Instrument):
         from instruments.virtuemap.selectors import dilemma_id_list
 
         return tuple(dilemma_id_list())
+
+
+def _protocol(context: RunContext) -> Protocol:
+    """The run's protocol in its edition's language; a run planned before runs named one ("earlier", asked by a prompt
+    that is no longer offered) is resumed under the default."""
+    name = context.plan.get("protocol")
+    return protocol(name if name in PROTOCOLS else DEFAULT, edition_language(context.language))
 
 
 def _stopping_decision(profile: SuiteProfile, attempted_runs: int, plan: Mapping[str, Any]) -> StoppingDecision:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.conf import settings
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
@@ -27,12 +26,12 @@ def _group() -> str:
 def figure_context() -> FigureContext:
     """The virtues' names and, once enough people consented (PROFILE_REFERENCE_MIN_RESPONDENTS, the results page's
     rule), their scores' median and quartiles: two queries."""
-    from instruments.virtuemap.selectors import profiling_reference_scores, virtue_list
+    from instruments.virtuemap.selectors import profile_reference_minimum, profiling_reference_scores, virtue_list
 
     labels = {virtue.id: item_text(virtue, "name") for virtue in virtue_list()}
     people_count, reference = profiling_reference_scores(virtues=list(labels))
     people = {}
-    if people_count >= settings.PROFILE_REFERENCE_MIN_RESPONDENTS:
+    if people_count >= profile_reference_minimum():
         people = {virtue: PeopleFigure(key=virtue, **distribution(scores)) for virtue, scores in reference.items()}
     return FigureContext(labels=labels, people=people)
 

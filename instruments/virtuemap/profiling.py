@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from instruments.virtuemap.editions import edition_version
 from instruments.virtuemap.models import (
     ProfilingSubmission,
 )
@@ -219,6 +220,7 @@ def profiling_submission_store(
         "scores": result.scores,
         "keys_used": [key.id for key in result.keys],
         "language": language,
+        "edition_version": edition_version(language),
         "key_language": result.key_language,
     }
     # One locked read of the earlier answers, then one write (update_or_create would read them twice).

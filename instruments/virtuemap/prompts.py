@@ -1,9 +1,9 @@
-"""Prompts of the VirtueMap ranking instrument: seeded option permutations, the item prompt, the follow-up, and the
-description of a valid answer that backends turn into structured output or a grammar.
+"""The VirtueMap ranking instrument's presentation: seeded option permutations and the description of a valid answer
+that backends turn into structured output or a grammar (the messages themselves are the protocol's: `protocols`).
 
-Pure functions, no ORM. Options are shown under display labels "1"–"5" (the original suite's
-`display_position_to_canonical`), in an order drawn from a generator seeded by (suite seed, run index,
-dilemma), so the same seed gives the same prompts on any machine and after any resume.
+Pure functions, no ORM. Display positions are "1"–"5" (the original suite's `display_position_to_canonical`), in an
+order drawn from a generator seeded by (suite seed, run index, dilemma), so the same seed gives the same prompts on
+any machine and after any resume.
 """
 
 from __future__ import annotations
@@ -50,54 +50,20 @@ def canonical_ranking(display_ranking: Sequence[str], display_to_option: Mapping
     return tuple(display_to_option[label] for label in display_ranking)
 
 
-def ranking_messages(
-    *, template: str, scenario: str, options: Mapping[str, str], display_to_option: Mapping[str, str]
-) -> list[Message]:
-    """Return the chat messages of one item: the instrument's template with the scenario and the responses.
-
-    The template (Appendix B of the paper) is used verbatim apart from its two placeholders; it contains
-    literal JSON braces, so the placeholders are replaced rather than formatted. Responses are listed one a
-    line as "<label>. <text>" in display order.
-    """
-    responses = "\n" + "\n".join(f"{label}. {options[option]}" for label, option in display_to_option.items())
-    content = template.replace("{scenario}", scenario).replace("{responses}", responses)
-    return [{"role": "user", "content": content}]
-
-
-def corrective_message(problem: str, *, language: str = "en") -> Message:
-    """Return the follow-up that asks again after an unusable answer, naming what was wrong, in the run's
-    ``language`` ("zh-hans" for the Chinese edition, anything else English). ``problem`` is the parser's English
-    detail, quoted as it is: it names labels and JSON, which read the same in both."""
-    example = json.dumps({"ranking": list(DISPLAY_LABELS)}, separators=(",", ":"))
-    if language == "zh-hans":
-        labels = "、".join(DISPLAY_LABELS)
-        content = (
-            f"你的回答无法使用（{problem}）。请按标签（{labels}）对全部五个回应排序，每个标签出现且只出现一次，"
-            f"不得并列，不要解释。只返回 JSON，格式必须与下面完全一致：{example}"
-        )
-    else:
-        labels = ", ".join(DISPLAY_LABELS)
-        content = (
-            f"Your answer could not be used: {problem}. Rank all five responses by their labels ({labels}), "
-            f"each label exactly once, no ties, no explanation. Return JSON only in this exact format: {example}"
-        )
-    return {"role": "user", "content": content}
-
-
-def ranking_json_schema(*, constrain: bool) -> dict[str, Any]:
-    """Return the JSON schema of an answer {"ranking": [five labels]}.
+def ranking_json_schema(*, constrain: bool, labels: Sequence[str] = DISPLAY_LABELS) -> dict[str, Any]:
+    """Return the JSON schema of an answer {"ranking": [five labels]} in the shown ``labels``.
 
     With ``constrain`` the ranking is an enum of the 120 permutations, so a decoder that compiles the schema
     into a grammar (llama.cpp) can only produce a valid ranking; without it, five labels of any order.
     """
     if constrain:
-        ranking: dict[str, Any] = {"enum": [list(ranking) for ranking in ALL_DISPLAY_RANKINGS]}
+        ranking: dict[str, Any] = {"enum": [list(ranking) for ranking in itertools.permutations(labels)]}
     else:
         ranking = {
             "type": "array",
-            "items": {"type": "string", "enum": list(DISPLAY_LABELS)},
-            "minItems": len(DISPLAY_LABELS),
-            "maxItems": len(DISPLAY_LABELS),
+            "items": {"type": "string", "enum": list(labels)},
+            "minItems": len(labels),
+            "maxItems": len(labels),
         }
     return {
         "type": "object",
@@ -107,20 +73,21 @@ def ranking_json_schema(*, constrain: bool) -> dict[str, Any]:
     }
 
 
-def ranking_grammar() -> str:
-    """Return a llama.cpp GBNF grammar whose language is exactly the 120 answers {"ranking":[…]}."""
+def ranking_grammar(labels: Sequence[str] = DISPLAY_LABELS) -> str:
+    """Return a llama.cpp GBNF grammar whose language is exactly the 120 answers {"ranking":[…]} in ``labels``."""
     alternatives = " | ".join(
-        json.dumps(json.dumps({"ranking": list(ranking)}, separators=(",", ":"))) for ranking in ALL_DISPLAY_RANKINGS
+        json.dumps(json.dumps({"ranking": list(ranking)}, separators=(",", ":")))
+        for ranking in itertools.permutations(labels)
     )
     return f"root ::= {alternatives}\n"
 
 
-def ranking_constraint() -> OutputConstraint:
-    """The instrument's description of a valid answer: the loose schema, the 120 rankings as a strict schema and as
-    a grammar, for whichever a backend supports."""
+def ranking_constraint(labels: Sequence[str] = DISPLAY_LABELS) -> OutputConstraint:
+    """The instrument's description of a valid answer in the shown ``labels``: the loose schema, the 120 rankings as
+    a strict schema and as a grammar, for whichever a backend supports."""
     return OutputConstraint(
         name="ranking",
-        schema=ranking_json_schema(constrain=False),
-        strict_schema=ranking_json_schema(constrain=True),
-        grammar=ranking_grammar(),
+        schema=ranking_json_schema(constrain=False, labels=labels),
+        strict_schema=ranking_json_schema(constrain=True, labels=labels),
+        grammar=ranking_grammar(labels),
     )

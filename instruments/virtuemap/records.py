@@ -21,6 +21,7 @@ from instruments.base import AnswerStatus
 from instruments.virtuemap.parsing import parse_ranking
 from instruments.virtuemap.plugin import VirtueMap
 from instruments.virtuemap.prompts import canonical_ranking
+from instruments.virtuemap.protocols import ORIGINAL
 from instruments.virtuemap.selectors import dilemma_id_list
 from llmruns.engine import run_progress_refresh, trial_counts_refresh
 from llmruns.models import AgentNote, Attempt, LLMModel, Result, Run, Trial
@@ -29,8 +30,9 @@ from scoring.rankings import RankingError, validate_ranking
 from virtuemap_site.errors import ApplicationError
 
 INSTRUMENT = VirtueMap.identity.slug
-# The raw records of the original VirtueMap run-suite for GPT, Claude and Gemini (tests/data holds the same file).
-REFERENCE_RUNS = Path(__file__).resolve().parent / "fixtures" / "reference_runs.jsonl"
+# The raw records of the original VirtueMap run-suite for the paper's nine models, as published (byte-order mark and
+# CRLF line ends kept; fixtures/SOURCE.md). tests/data holds a three-model sample of the same suite.
+REFERENCE_RUNS = Path(__file__).resolve().parent / "fixtures" / "reference_runs_full.jsonl"
 
 
 @dataclass
@@ -116,6 +118,9 @@ def _import_run(record: dict[str, Any], label: str) -> Run:
             items_hash=plugin.items_hash(),
             label=label,
             status=Run.Status.IMPORTED,
+            # The original suite's records were asked by its own protocol under its plan (3–10 runs, CI 5.0,
+            # consistency 95.0, 8 answers): the plan named "original" here.
+            plan=plugin.plan({"protocol": ORIGINAL}),
             request_params={"model_id": record["model_slug"], "temperature": record["temperature"]},
         )
     return run
@@ -171,9 +176,9 @@ def reference_profiles_publish(*, path: Path = REFERENCE_RUNS) -> list[Result]:
     """Import the original run-suite's raw records and publish each model's imported run (source IMPORT).
 
     The profiles are computed from the records by the same statistics as every run (`scoring.suite`), so a fresh
-    install can compare people with three language models. A profile entered in admin or published from a run made
-    here is newer evidence and is left alone; a profile already published from these records is not rewritten, so
-    re-running changes nothing. Returns the profiles written.
+    install can compare people with the paper's nine language models. A profile entered in admin or published from a
+    run made here is newer evidence and is left alone; a profile already published from these records is not
+    rewritten, so re-running changes nothing. Returns the profiles written.
     """
     with path.open(encoding="utf-8-sig") as handle:
         report = run_records_import(lines=handle, label=path.name)

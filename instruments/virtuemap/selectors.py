@@ -404,6 +404,10 @@ def validation_responses_for_export() -> QuerySet[ValidationResponse]:
     return ValidationResponse.objects.select_related("respondent", "candidate").order_by("submitted_at", "pk")
 
 
+def profiling_submissions_for_export() -> QuerySet[ProfilingSubmission]:
+    return ProfilingSubmission.objects.select_related("respondent").order_by("created_at", "pk")
+
+
 def key_candidates_for_export() -> QuerySet[KeyCandidate]:
     """Every candidate in instrument order, with `overridden`: whether a researcher decided on it against the
     promotion rule (a `KeyDecision` marked as an override)."""
@@ -512,9 +516,17 @@ def run_records_export(*, runs: Iterable[Run] | None = None) -> Iterator[dict[st
 # --- published profiles ---------------------------------------------------------------------------------------
 
 
-def published_profile_list() -> QuerySet[Result]:
-    """Every published profile with its model, by model name. A model is published once it has a profile."""
-    return result_list(instrument=INSTRUMENT)
+def published_profile_list(*, with_paper_rows: bool = False) -> QuerySet[Result]:
+    """Every published profile with its model, by model name. A model is published once it has a profile. The
+    paper's Table 1 rows (source PAPER) only ``with_paper_rows``: the gallery and the nearest-model search show the
+    models measured here, the models API both."""
+    if not with_paper_rows:
+        return result_list(instrument=INSTRUMENT)
+    return (
+        Result.objects.filter(instrument=INSTRUMENT, language="en")
+        .select_related("model", "run")
+        .order_by("model__name", "model__slug")
+    )
 
 
 def published_profiles_in_other_languages() -> QuerySet[Result]:
@@ -528,7 +540,7 @@ def published_profiles_in_other_languages() -> QuerySet[Result]:
 
 
 def published_profile_get(*, slug: str) -> Result | None:
-    return published_profile_list().filter(model__slug=slug).first()
+    return published_profile_list(with_paper_rows=True).filter(model__slug=slug).first()
 
 
 def profile_scores(result: Result) -> dict[str, float | None]:
@@ -567,10 +579,14 @@ def profiling_reference_scores(*, virtues: Iterable[str], exclude: Any = None) -
     Returns (n, virtue id → their scores), n being the number of people with at least one score; a person
     without a score for a virtue (no answered dilemma with its key) is not in that virtue's list. `exclude`
     (a respondent id) leaves the person being compared out of their own reference. Scores are those stored
-    with each person's answers, from the keys of the time.
+    with each person's answers, from the keys of the time. Public, so only respondents who may enter a public
+    aggregate count (`surveys.selectors.public_respondents`), and their lists are empty while too few did
+    (`surveys.selectors.enough_people`).
     """
+    from surveys.selectors import enough_people, public_respondents
+
     virtues = list(virtues)
-    submissions = ProfilingSubmission.objects.all()
+    submissions = ProfilingSubmission.objects.filter(respondent__in=public_respondents())
     if exclude is not None:
         submissions = submissions.exclude(respondent_id=exclude)
     people = 0
@@ -582,4 +598,12 @@ def profiling_reference_scores(*, virtues: Iterable[str], exclude: Any = None) -
         people += 1
         for virtue, score in scored.items():
             reference[virtue].append(float(score))
+    if not enough_people(people):
+        return people, {virtue: [] for virtue in virtues}
     return people, reference
+
+
+def profile_reference_minimum() -> int:
+    """How many consenting people must be there before a profile is set against theirs:
+    PROFILE_REFERENCE_MIN_RESPONDENTS, and never fewer than PUBLIC_AGGREGATE_MIN_RESPONDENTS."""
+    return max(settings.PROFILE_REFERENCE_MIN_RESPONDENTS, settings.PUBLIC_AGGREGATE_MIN_RESPONDENTS)

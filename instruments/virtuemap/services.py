@@ -164,7 +164,11 @@ def edition_texts(data: dict[str, Any], edition: dict[str, Any]) -> dict[Any, di
     if not all(placeholder in prompt["llm_prompt_template"] for placeholder in ("{scenario}", "{responses}")):
         raise ValueError(f"the {language} prompt must keep the placeholders {{scenario}} and {{responses}}")
     note = _texts(edition, {"translation_note": "translation_note"}, f"{language} edition")
-    texts["instrument"] = {**prompt, **note}
+    # A change of the edition's item text is a new edition version, which runs and answers record.
+    version = edition.get("edition_version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError(f"the {language} edition_version must be a whole number from 1, got {version!r}")
+    texts["instrument"] = {**prompt, **note, "edition_version": str(version)}
     return texts
 
 

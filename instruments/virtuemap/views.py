@@ -30,6 +30,7 @@ from instruments.virtuemap.selectors import (
     dilemma_list_with_options,
     instrument_content,
     key_edition,
+    profile_reference_minimum,
     profile_scores,
     profile_scoring_context,
     profiling_reference_scores,
@@ -471,9 +472,12 @@ def profile_results_link(request: HttpRequest, token: str) -> HttpResponse:
 def _start_again(request: HttpRequest, respondent: Respondent | None, reference: str | None) -> HttpResponse:
     """ "Start again": forget every answer in this browser. Answers stored with consent are either withdrawn (and the
     page says what was deleted) or kept under the participant reference, which the page shows once more, so that
-    they are never out of their owner's reach."""
+    they are never out of their owner's reach. Withdrawing asks for confirmation first (a post with ``confirm``)."""
     choice = request.POST.get("start_again")
     if respondent is not None and (choice == START_AGAIN_WITHDRAW or reference is None):
+        if request.POST.get("confirm") != "1":
+            # Deleting cannot be undone: asked once, on a page of its own (no script needed), with a way back.
+            return render(request, "virtuemap/profile_start_again_confirm.html")
         return _withdrawn(request, respondent)
     request.session.pop(PROFILING_SESSION_KEY, None)
     if respondent is not None:
@@ -517,7 +521,7 @@ def _results_page(
     people, reference = profiling_reference_scores(
         virtues=[virtue.id for virtue in virtues], exclude=respondent.pk if respondent else None
     )
-    use_reference = people >= settings.PROFILE_REFERENCE_MIN_RESPONDENTS
+    use_reference = people >= profile_reference_minimum()
     rows = []
     for virtue in virtues:
         score = result.scores[virtue.id]
@@ -538,7 +542,7 @@ def _results_page(
             "rows": rows,
             "example": max(scored, key=lambda row: row["score"]) if scored else None,
             "reference_people": people,
-            "reference_min": settings.PROFILE_REFERENCE_MIN_RESPONDENTS,
+            "reference_min": profile_reference_minimum(),
             "use_reference": use_reference,
             "result": result,
             "answered": [dilemmas[dilemma_id] for dilemma_id in result.answered],

@@ -42,6 +42,10 @@ class BackendConfig:
     # Provider errors (429, 5xx, timeouts) are retried this many times, waiting at most max_retry_wait each.
     max_retries: int = 8
     max_retry_wait: float = 60.0
+    # The embedded backend only: CPU threads of llama.cpp, and the bytes of evaluated prompt prefixes it keeps
+    # (0: none kept; see `llmruns.backends.local`).
+    local_threads: int = 1
+    local_state_cache_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,9 @@ class Backend:
     """Base class: subclasses set ``provider`` and implement `complete` and `first_token`."""
 
     provider: ClassVar[str] = ""
+    # True for a backend that keeps the evaluated state of a prompt's prefix between calls (the embedded model):
+    # the engine then hands out trials whose requests share a prefix one after another.
+    reuses_prompt_prefixes: ClassVar[bool] = False
 
     def __init__(self, config: BackendConfig) -> None:
         self.config = config

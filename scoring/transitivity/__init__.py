@@ -29,7 +29,8 @@ Two G-RUM solvers return the same verdict, distance and kind of certificate:
 
 The package in four layers, each importing only those before it: `orders` (pairs, validation, linear orders, the
 linear-ordering oracle), `relations` (WUM, HCM, Copeland, triads), `grum` (the two G-RUM solvers and their
-certificates), `results` (the entry point `transitivity_results`, aggregation, presentation-order effects). The
+certificates), `results` (the entry point `transitivity_results`, aggregation, presentation-order effects); beside
+them `summary` (the paper's summary statistics over many choice sets' verdicts, which needs none of the others). The
 public names are re-exported here.
 """
 
@@ -66,6 +67,14 @@ from scoring.transitivity.results import (
     presentation_order_effects,
     transitivity_results,
 )
+from scoring.transitivity.summary import (
+    ChoiceSetVerdict,
+    OrderEffects,
+    PrinciplePlaces,
+    Share,
+    TransitivitySummary,
+    transitivity_summary,
+)
 
 __all__ = [
     "DEFAULT_EPS",
@@ -74,14 +83,19 @@ __all__ = [
     "NOISE_BAND",
     "AggregationReport",
     "Certificate",
+    "ChoiceSetVerdict",
     "ExactWorkExceeded",
     "GrumSolution",
     "InequalityCertificate",
     "Method",
     "MixtureCertificate",
+    "OrderEffects",
     "PresentationOrderEffect",
+    "PrinciplePlaces",
+    "Share",
     "Solver",
     "TransitivityResult",
+    "TransitivitySummary",
     "aggregate_vector",
     "aggregation_report",
     "copeland_scores",
@@ -95,6 +109,7 @@ __all__ = [
     "pairs",
     "presentation_order_effects",
     "transitivity_results",
+    "transitivity_summary",
     "validated_choice_vectors",
     "violating_triads",
     "wum_holds",

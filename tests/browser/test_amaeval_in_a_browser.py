@@ -15,7 +15,7 @@ def amaeval_ready(db, settings):
     consent_text_install_defaults()
 
 
-def test_a_person_rates_reasoning_by_keyboard_and_by_tap_and_joins_the_table(page, amaeval_ready, screenshot):
+def test_a_person_rates_reasoning_by_keyboard_and_by_tap_and_is_not_shown_alone(page, amaeval_ready, screenshot):
     from surveys.models import QuestionnaireAnswer
 
     page.goto("/amaeval/")
@@ -54,6 +54,8 @@ def test_a_person_rates_reasoning_by_keyboard_and_by_tap_and_joins_the_table(pag
     screenshot(page, "amaeval-results")
 
     page.goto("/amaeval/")
-    assert page.locator('tr[data-model="people"] th').inner_text() == "People (1 respondent)"
+    # One person's ratings are not a public aggregate: people's row waits for PUBLIC_AGGREGATE_MIN_RESPONDENTS.
+    assert page.locator('tr[data-model="people"]').count() == 0
+    assert "once 10 people have taken part" in page.locator("[data-people-minimum]").inner_text()
     assert page.locator('tr[data-agreement="annotators-t1"] td[data-alpha]').inner_text() != "—"
     screenshot(page, "amaeval-table")

@@ -51,6 +51,12 @@ def test_a_second_browser_withdraws_with_the_reference_and_sees_what_was_deleted
     other_page.get_by_label("Your participant reference").fill(reference.lower().replace("-", " "))
     screenshot(other_page, "withdraw-by-reference")
     other_page.get_by_role("button", name="Withdraw and delete my answers").click()
+    # Asked once, on a page of its own: nothing is deleted until the person confirms, here by the keyboard.
+    expect(other_page.get_by_role("heading", name="Delete your answers?")).to_be_visible()
+    assert Respondent.objects.exists()
+    other_page.get_by_role("button", name="Yes, delete my answers").focus()
+    with other_page.expect_navigation():
+        other_page.keyboard.press("Enter")
 
     expect(
         other_page.get_by_role("heading", name="You have withdrawn from the Profiling questionnaire")

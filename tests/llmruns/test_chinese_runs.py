@@ -41,9 +41,11 @@ def test_run_instrument_in_chinese_sends_the_chinese_prompt_and_stores_zh_hans(
     assert run.language == "zh-hans" and run.status == Run.Status.FINISHED
     scenario = Dilemma.objects.get(pk="D1").translations["zh-hans"]["scenario"]
     sent = _sent(fake_provider)
-    assert len(sent) == 7 and all(text.startswith("你正在参加一项关于伦理决策的调查。") for text in sent)
+    # The original protocol in Chinese: its system message, then the dilemma.
+    assert sent[0::2] == ["你是一项强制排序伦理困境问卷的认真参与者。只返回有效的 JSON。"] * 7
+    assert all(text.startswith("你正在参加一项关于伦理决策的调查。") for text in sent[1::2])
     assert any(scenario in text for text in sent)
-    assert Trial.objects.get(run=run, item="D1").messages[0]["content"] in sent
+    assert Trial.objects.get(run=run, item="D1").messages[-1]["content"] in sent
 
 
 def test_a_chinese_run_publishes_a_zh_hans_result_beside_the_english_one(instrument, fake_model, fake_provider):
@@ -85,13 +87,13 @@ def test_a_retained_chinese_key_makes_the_chinese_result_stale_and_leaves_the_en
 
 def test_an_unusable_answer_to_the_chinese_prompt_is_asked_again_in_chinese(instrument, fake_model, fake_provider):
     fake_provider.answer = lambda body: (
-        "我无法决定。" if len(body["messages"]) == 1 else '{"ranking":["1","2","3","4","5"]}'
+        "我无法决定。" if len(body["messages"]) == 2 else '{"ranking":["1","2","3","4","5"]}'
     )
 
     run = suite_run(fake_model, language="zh", max_attempts=2)
 
-    follow_ups = [body["messages"][-1]["content"] for body in fake_provider.requests if len(body["messages"]) > 1]
-    assert len(follow_ups) == 7 and all(text.startswith("你的回答无法使用") for text in follow_ups)
+    follow_ups = [body["messages"][-1]["content"] for body in fake_provider.requests if len(body["messages"]) > 2]
+    assert len(follow_ups) == 7 and all(text.startswith("你之前的回答无效") for text in follow_ups)
     assert all(trial.valid and trial.attempt_count == 2 for trial in Trial.objects.filter(run=run))
 
 

@@ -6,15 +6,10 @@ from instruments.virtuemap.prompts import (
     ALL_DISPLAY_RANKINGS,
     DISPLAY_LABELS,
     canonical_ranking,
-    corrective_message,
     item_permutation,
     ranking_grammar,
     ranking_json_schema,
-    ranking_messages,
 )
-
-TEMPLATE = 'Scenario: {scenario}\n\nResponses: {responses}\n\nReturn JSON: {"ranking":["A","B","C","D","E"]}'
-OPTIONS = {"A": "Tell", "B": "Ask", "C": "Help", "D": "Hide", "E": "Leave"}
 
 
 def test_a_permutation_maps_the_five_labels_onto_the_five_options():
@@ -45,24 +40,6 @@ def test_a_display_ranking_maps_back_to_options():
     assert canonical_ranking(("5", "4", "2", "3", "1"), mapping) == ("C", "B", "A", "D", "E")
 
 
-def test_the_prompt_fills_the_template_and_lists_responses_under_their_labels():
-    mapping = {"1": "E", "2": "A", "3": "D", "4": "B", "5": "C"}
-
-    [message] = ranking_messages(template=TEMPLATE, scenario="A story.", options=OPTIONS, display_to_option=mapping)
-
-    assert message["role"] == "user"
-    assert "Scenario: A story." in message["content"]
-    assert "\n1. Leave\n2. Tell\n3. Hide\n4. Ask\n5. Help" in message["content"]
-    assert message["content"].endswith('{"ranking":["A","B","C","D","E"]}')
-
-
-def test_the_corrective_message_names_the_problem():
-    message = corrective_message("3 repeated; 5 missing")
-
-    assert message["role"] == "user"
-    assert "3 repeated; 5 missing" in message["content"]
-
-
 def test_the_constrained_schema_enumerates_the_120_rankings():
     schema = ranking_json_schema(constrain=True)
 
@@ -74,3 +51,10 @@ def test_the_grammar_has_one_alternative_per_ranking():
 
     assert grammar.count(" | ") == 119
     assert json.dumps('{"ranking":["5","4","3","2","1"]}') in grammar
+
+
+def test_the_schema_and_grammar_take_the_protocols_letters():
+    schema = ranking_json_schema(constrain=False, labels=("A", "B", "C", "D", "E"))
+
+    assert schema["properties"]["ranking"]["items"]["enum"] == ["A", "B", "C", "D", "E"]
+    assert json.dumps('{"ranking":["E","D","C","B","A"]}') in ranking_grammar(("A", "B", "C", "D", "E"))

@@ -241,7 +241,7 @@ def test_the_embedded_model_answers_the_chinese_prompt_and_every_answer_is_store
     assert run.status == Run.Status.FINISHED and run.language == "zh-hans"
     trials = list(Trial.objects.filter(run=run))
     assert len(trials) == 2 and all(trial.status == Trial.Status.DONE for trial in trials)
-    assert all(trial.messages[0]["content"].startswith("你正在参加一项关于伦理决策的调查") for trial in trials)
+    assert all(trial.messages[-1]["content"].startswith("你正在参加一项关于伦理决策的调查") for trial in trials)
     attempts = Attempt.objects.filter(trial__run=run)
     assert all(isinstance(text, str) for text in attempts.values_list("raw_text", flat=True))
     statuses = list(attempts.values_list("status", flat=True))

@@ -39,7 +39,7 @@ def test_a_stored_trial_keeps_the_raw_text_the_ranking_and_the_provider(instrume
     attempt = stored.attempts.get()
     display_to_option = stored.display["display_to_option"]
     assert attempt.raw_text.startswith('{"ranking":')
-    assert attempt.messages == stored.messages and stored.messages[0]["role"] == "user"
+    assert attempt.messages == stored.messages and [m["role"] for m in stored.messages] == ["system", "user"]
     assert stored.answer["ranking"] == "".join(display_to_option[label] for label in stored.answer["display_ranking"])
     assert stored.served_by == "FakeProvider"
 
@@ -100,8 +100,9 @@ def test_a_ranking_with_a_repeat_is_corrected_by_a_follow_up(instrument, fake_mo
     first = trial(run)
     follow_up = fake_provider.requests[1]["messages"]
     assert statuses(first) == ["off_scale", "valid"]
-    assert follow_up[1] == {"role": "assistant", "content": '{"ranking":["1","1","2","3","4"]}'}
-    assert "1 repeated" in follow_up[2]["content"]
+    # The original suite's way: the first request again with its re-ask appended, the bad reply not sent back.
+    assert follow_up[:2] == fake_provider.requests[0]["messages"]
+    assert follow_up[2]["content"].startswith("Your previous answer was invalid.") and len(follow_up) == 3
     # Every request is stored with the conversation it sent.
     assert first.attempts.get(number=2).messages == follow_up
 
@@ -147,7 +148,9 @@ def test_a_failed_run_resumes_and_asks_only_the_failed_trial_again(instrument, f
 
 def _alphabetical_answer(body):
     """Rank the responses by their text: the same canonical ranking whatever the permutation."""
-    lines = [line for line in body["messages"][0]["content"].splitlines() if line[:2] in {"1.", "2.", "3.", "4.", "5."}]
+    lines = [
+        line for line in body["messages"][-1]["content"].splitlines() if line[:2] in {"1.", "2.", "3.", "4.", "5."}
+    ]
     ranking = [line[0] for line in sorted(lines, key=lambda line: line[3:])]
     return json.dumps({"ranking": ranking})
 

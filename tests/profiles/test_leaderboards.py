@@ -34,7 +34,10 @@ def test_the_leaderboard_downloads_as_csv_and_json(client, four_instruments):
     rows = list(csv.reader(io.StringIO(client.get("/leaderboards/virtuemap.csv").content.decode())))
     board = client.get("/leaderboards/virtuemap.json").json()
 
-    assert rows[0][:4] == ["model", "slug", "source", "wisdom"] and [row[0] for row in rows[-2:]] == ["Mean", "Range"]
+    assert rows[0][:5] == ["model", "slug", "source", "protocol", "wisdom"] and [row[0] for row in rows[-2:]] == [
+        "Mean",
+        "Range",
+    ]
     assert len(rows) == 1 + 3 + 2
     assert [row["slug"] for row in board["rows"]] == [CLAUDE, GPT, GEMINI]  # by name: "GPT" sorts before "Gemini"
     assert board["mean"][0] == pytest.approx(sum(row["values"][0] for row in board["rows"]) / 3)

@@ -51,7 +51,9 @@ def test_a_model_measured_on_one_instrument_says_which_it_was_not_measured_on(cl
     assert "Not measured on: Transitivity" in " ".join(page.split()) or "Not measured on:" in page
 
 
-def test_people_who_took_an_instrument_are_shown_beside_the_model_with_their_number(client, four_instruments):
+def test_people_who_took_an_instrument_are_shown_beside_the_model_with_their_number(
+    client, four_instruments, any_number_of_people
+):
     from surveys.services import consent_text_install_defaults
 
     consent_text_install_defaults()

@@ -26,7 +26,7 @@ def test_rankings_made_without_consent_are_scored_now_and_stored_nowhere(client,
     assert ProfilingSubmission.objects.count() == 0
 
 
-def test_a_consenting_respondents_moralbench_answers_show_beside_people(client, instrument):
+def test_a_consenting_respondents_moralbench_answers_show_beside_people(client, instrument, any_number_of_people):
     from instruments.moralbench.services import moralbench_load_file
     from surveys.services import consent_text_install_defaults
 

@@ -11,6 +11,7 @@ from scoring.compare import (
     Sample,
     column_summary,
     mean_interval,
+    printed_agrees,
     sample_differences,
     std_from_interval,
     welch_difference,
@@ -91,3 +92,13 @@ def test_sample_differences_pair_the_keys_both_sides_have_in_the_first_sides_ord
 
 def test_sample_differences_of_sides_without_a_common_key_are_empty():
     assert sample_differences({"courage": Sample(1.0, 1.0, 3)}, {"wisdom": Sample(1.0, 1.0, 3)}) == {}
+
+
+def test_printed_agrees_when_the_printed_value_is_the_rounding():
+    assert printed_agrees(80.451, 80.5, 1)
+    assert printed_agrees(10.952380952, 10.95, 2)
+    assert not printed_agrees(79.0476, 79.1, 1)
+
+
+def test_printed_agrees_with_either_neighbour_of_an_exact_half():
+    assert printed_agrees(0.25, 0.2, 1) and printed_agrees(0.25, 0.3, 1)

@@ -21,6 +21,7 @@ from scoring.moralbench import (
     foundation_maxima,
     item_defects,
     letters_score,
+    mean_points,
     order_effects,
     people_distribution,
     points,
@@ -110,9 +111,27 @@ def test_a_subset_is_scored_over_the_answered_items_only():
         "max": {"authority": 2.79},
         "max_total": 2.79,
         "answered": {"authority": 1},
+        "replicates": 1,
     }
     assert scored["6_concepts_compare"]["foundations"] == {"liberty": 1.0}
     assert set(scored) == {"MFQ_30", "6_concepts_compare"}
+
+
+def test_the_letters_of_replicated_runs_score_their_mean_points():
+    item = _item(a=2.73, b=2.27)
+    assert mean_points(item, ["A", "B", "A", "A", "A"]) == pytest.approx((4 * 2.73 + 2.27) / 5)
+    assert mean_points(item, "B") == mean_points(item, ["B"]) == pytest.approx(2.27)
+    with pytest.raises(ValueError, match="no letter given"):
+        mean_points(item, [])
+
+
+def test_a_foundation_of_replicated_letters_is_the_mean_of_the_runs_sums():
+    keys = [item.key for item in PUBLISHED if item.set_name == "MFQ_30" and item.foundation == "harm"]
+    runs = [dict.fromkeys(keys, "A"), dict.fromkeys(keys, "B"), dict.fromkeys(keys, "A")]
+    per_run = [letters_score(PUBLISHED, run)["MFQ_30"]["foundations"]["harm"] for run in runs]
+    replicated = letters_score(PUBLISHED, {key: [run[key] for run in runs] for key in keys})["MFQ_30"]
+    assert replicated["foundations"]["harm"] == pytest.approx(sum(per_run) / 3)
+    assert replicated["replicates"] == 3
 
 
 def test_an_unknown_item_is_refused():

@@ -61,7 +61,9 @@ def test_earlier_respondents_keep_their_rows_without_a_reference_and_start_again
     page = client.get("/profile/results/").content.decode()
     assert 'value="withdraw"' in page and 'value="keep"' not in page  # no reference to keep them under
     # Even a forged "keep" withdraws: answers nobody can reach again are not left behind.
-    withdrawn = client.post("/profile/results/", {"start_again": "keep"}).content.decode()
+    asked = client.post("/profile/results/", {"start_again": "keep"}).content.decode()
+    assert "data-confirm-deletion" in asked
+    withdrawn = client.post("/profile/results/", {"start_again": "withdraw", "confirm": "1"}).content.decode()
     assert "Deleted 2 records" in withdrawn
     assert list(Respondent.objects.values_list("pk", flat=True)) == [validation]
     assert not ProfilingSubmission.objects.exists()

@@ -66,7 +66,7 @@ def test_a_second_browser_withdraws_with_the_reference_and_is_told_what_was_dele
     reference = take_part(client, answers=2)
     other = Client()
 
-    page = other.post("/withdraw/", {"reference": reference.lower()}).content.decode()
+    page = other.post("/withdraw/", {"reference": reference.lower(), "confirm": "1"}).content.decode()
 
     assert "Deleted 4 records" in page
     for kind, count in [("consent record and optional details", 1), ("questionnaire session", 1)]:
@@ -152,7 +152,7 @@ def test_a_withdrawing_panel_participant_is_told_to_return_the_submission_with_t
     page = client.post(f"/take/{STUDY}/withdraw/").content.decode()
     assert "return your submission" in page and "VM-NOCONSENT" in page
     anonymous = take_part(Client())
-    by_reference = Client().post("/withdraw/", {"reference": anonymous}).content.decode()
+    by_reference = Client().post("/withdraw/", {"reference": anonymous, "confirm": "1"}).content.decode()
     assert "Deleted" in by_reference and "return your submission" not in by_reference
 
 
@@ -167,7 +167,7 @@ def profiled(client, instrument):
 
 
 def test_start_again_can_withdraw_the_stored_answers_and_says_so(profiled):
-    page = profiled.post("/profile/results/", {"start_again": "withdraw"}).content.decode()
+    page = profiled.post("/profile/results/", {"start_again": "withdraw", "confirm": "1"}).content.decode()
     assert "Deleted 2 records" in page
     assert not Respondent.objects.exists() and not ProfilingSubmission.objects.exists()
 
@@ -178,7 +178,7 @@ def test_start_again_can_keep_the_stored_answers_under_the_reference_that_withdr
     assert reference in page and "withdraw them" in page
     assert ProfilingSubmission.objects.count() == 1
     assert "profiling_respondent" not in profiled.session  # this browser starts afresh
-    assert "Deleted 2 records" in Client().post("/withdraw/", {"reference": reference}).content.decode()
+    assert "Deleted 2 records" in Client().post("/withdraw/", {"reference": reference, "confirm": "1"}).content.decode()
     assert not ProfilingSubmission.objects.exists()
 
 
@@ -254,5 +254,5 @@ def test_taking_part_again_after_the_session_ended_keeps_the_earlier_reference_i
     shown = re.findall(r'<strong class="reference">([0-9A-Z-]{14})</strong>', client.get(ITEM).content.decode())
     assert len(shown) == 2 and shown[0] == earlier and Respondent.objects.count() == 2
     later = shown[1]
-    Client().post("/withdraw/", {"reference": earlier})
+    Client().post("/withdraw/", {"reference": earlier, "confirm": "1"})
     assert footer_reference(client.get(ITEM).content.decode()) == later

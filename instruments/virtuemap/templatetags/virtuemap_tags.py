@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from instruments.virtuemap.editions import ENGLISH, edition_language, item_text
+from instruments.virtuemap.editions import ENGLISH, edition_language, edition_version, item_text
 from instruments.virtuemap.keys import shown_edition_keys_validated
 
 register = template.Library()
@@ -29,4 +29,6 @@ def edition_notice() -> dict[str, object]:
     """``{% edition_notice %}``: on a page showing VirtueMap's items in a translated edition, that the translation is
     the project's own and that its keys are not yet validated in that language; nothing in English."""
     edition = edition_language()
-    return {"show": edition != ENGLISH, "validated": shown_edition_keys_validated(edition)}
+    if edition == ENGLISH:
+        return {"show": False}
+    return {"show": True, "validated": shown_edition_keys_validated(edition), "version": edition_version(edition)}

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from instruments.amaeval.reports import static_dynamic_correlation, table_row
+from instruments.amaeval.reports import paper_correlation, static_dynamic_correlation, table_row
 from llmruns.engine import run_execute, run_start
 from llmruns.models import LLMModel, Result
 from tests.instruments.amaeval.test_amaeval_runs import _reply
@@ -23,7 +23,11 @@ def published(amaeval_instrument, fake_model, fake_provider):
         model_id="fake-judge", requests_per_minute=0,
     )  # fmt: skip
     run = run_start(
-        instrument="amaeval", model=fake_model, judge=judge, plan={"limit": 2, "scenarios": 1}, enqueue=False
+        instrument="amaeval",
+        model=fake_model,
+        judge=judge,
+        plan={"limit": 2, "scenarios": 1, "replicates": 1},
+        enqueue=False,
     )
     run_execute(run_id=run.pk)
     return Result.objects.get(instrument="amaeval")
@@ -65,7 +69,7 @@ def test_the_page_says_when_nothing_is_loaded_or_run_and_only_staff_see_the_comm
 def test_the_rank_correlation_is_per_judge():
     def row(judge, static, dynamic):
         summary = {
-            "static": {"t1": {"f1": static}, "t2": {"f1": static}},
+            "static": {"t1": {"f1": static, "accuracy": static}, "t2": {"f1": static, "accuracy": static}},
             "dynamic": {"judge": judge, "t1": {"accuracy": dynamic}, "t2": {"accuracy": dynamic}},
         }
         return table_row(model=judge, slug=judge, run=None, summary=summary)
@@ -75,3 +79,36 @@ def test_the_rank_correlation_is_per_judge():
         "a": {"models": 3, "spearman": pytest.approx(0.5)},
         "b": {"models": 1, "spearman": None},
     }
+
+
+def test_the_correlation_is_the_papers_statistic_and_gives_its_printed_rho_over_table_3(client, amaeval_instrument):
+    assert paper_correlation() == {"models": 18, "spearman": pytest.approx(0.756, abs=5e-4), "printed": 0.756}
+    # Static accuracy counts: a model better on static F1 alone but worse on accuracy ranks lower.
+    rows = [
+        table_row(model=name, slug=name, run=None, summary=summary)
+        for name, summary in (
+            ("x", {"static": {"t1": {"f1": 30, "accuracy": 10}, "t2": {"f1": 30, "accuracy": 10}}}),
+            ("y", {"static": {"t1": {"f1": 20, "accuracy": 40}, "t2": {"f1": 20, "accuracy": 40}}}),
+            ("z", {"static": {"t1": {"f1": 10, "accuracy": 60}, "t2": {"f1": 10, "accuracy": 60}}}),
+        )
+    ]
+    for row, dynamic in zip(rows, (1, 2, 3), strict=True):
+        row.update(judge="j", dynamic_accuracy_t1=dynamic, dynamic_accuracy_t2=dynamic)
+    assert static_dynamic_correlation(rows)["j"]["spearman"] == pytest.approx(1.0)  # by mean F1 alone: -1.0
+
+    page = client.get("/amaeval/").content.decode()
+    assert "0.756 (18 models; printed 0.756)" in page and "mean of static accuracy and weighted F1" in page
+    assert client.get("/api/v1/amaeval/results/").json()["paper_static_dynamic_spearman"]["models"] == 18
+
+
+def test_the_pages_say_which_judge_and_which_scenarios_every_dynamic_figure_comes_from(client, published):
+    page = client.get("/amaeval/").content.decode()
+    assert "data-dynamic-sources" in page and 'data-scenarios="published"' in page
+    assert "1 of the published 79 (0 seen, 1 unseen)" in page
+    assert "rubric: a chat model rates, not the published judge" in page
+    report = client.get("/amaeval/models/fake/model/").content.decode()
+    assert "1 of the published 79 (0 seen, 1 unseen)" in report
+    zh = client.get("/amaeval/?lang=zh-hans").content.decode()
+    assert "已发表的 79 个中的 1 个（0 个见过，1 个未见过）" in zh
+    rows = client.get("/amaeval/models.csv").content.decode().splitlines()
+    assert "scenario_set" in rows[0] and ",published,1,0," in rows[1]

@@ -136,7 +136,7 @@ def test_the_services_store_a_rating_once_and_refuse_a_changed_or_unreadable_one
     assert list(QuestionnaireAnswer.objects.values_list("value", flat=True)) == [{"rating": "n/a"}]
 
 
-def test_withdrawing_deletes_the_ratings_and_people_leave_the_table(client):
+def test_withdrawing_deletes_the_ratings_and_people_leave_the_table(client, any_number_of_people):
     client.post(START, {"agree": "on", "accept": "1"})
     client.post(ITEM, {"position": "1", "rating": "4"})
     assert "People (1 respondent)" in client.get("/amaeval/").content.decode()
@@ -146,7 +146,9 @@ def test_withdrawing_deletes_the_ratings_and_people_leave_the_table(client):
     assert 'data-model="people"' not in client.get("/amaeval/").content.decode()
 
 
-def test_peoples_row_and_their_agreement_with_the_gold_labels_on_the_page_downloads_and_api(client):
+def test_peoples_row_and_their_agreement_with_the_gold_labels_on_the_page_downloads_and_api(
+    client, any_number_of_people
+):
     from django.test import Client
 
     # One person rates every derivation 3 and every evaluation 1; another gives the gold label everywhere.

@@ -102,6 +102,8 @@ def test_a_precept_is_read_between_its_markers_and_the_reasoning_before_them():
     assert items.read_bare_precept("Sure. Precept: Be fair.") == "Be fair."
 
 
-def test_a_classifier_score_is_a_number_in_the_unit_interval():
+def test_a_classifier_score_is_the_raw_number_as_written_sign_kept_and_unclipped():
     assert items.read_classifier_score("0.73") == 0.73 and items.read_classifier_score("score: 1") == 1.0
-    assert items.read_classifier_score("1.7") is None and items.read_classifier_score("good") is None
+    assert items.read_classifier_score("-0.7") == -0.7 and items.read_classifier_score("1.2") == 1.2
+    assert items.read_classifier_score("8e-1") == 0.8 and items.read_classifier_score("+0.6") == 0.6
+    assert items.read_classifier_score("good") is None and items.read_classifier_score("v2") is None

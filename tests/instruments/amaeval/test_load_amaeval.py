@@ -70,6 +70,8 @@ def test_a_score_off_the_scale_is_refused_and_nothing_is_written(tmp_path):
 def test_the_instruments_api_lists_amaevals_items_and_plan(client, amaeval_instrument):
     body = client.get("/api/v1/instruments/amaeval/").json()
 
-    assert body["loaded"] is True and len(body["items"]) == 200 + 1090 + 40
+    assert body["loaded"] is True and len(body["items"]) == 200 + 1090 + 79  # the published dynamic scenarios
     assert body["items"][0] == body["items"][0] | {"id": "t1/0/Authority", "task": 1, "gold": 0}
-    assert {option["name"] for option in body["plan_options"]} >= {"part", "fidelity", "judge_mode", "replicates"}
+    assert body["items"][-1] | {"scenario": ""} == {"id": "gen/78", "scenario": "", "seen_by_published_judge": False}
+    names = {option["name"] for option in body["plan_options"]}
+    assert names >= {"part", "fidelity", "judge_mode", "replicates", "scenario_set"}

@@ -52,6 +52,34 @@ def test_the_models_page_shows_both_paper_tables_and_a_chart_per_set(client, mea
     assert "none yet" in page  # no person has answered a whole set
 
 
+def test_the_models_page_names_a_counterbalanced_column_as_not_the_papers_protocol(client, measured):
+    page = client.get("/moralbench/models/").content.decode()
+    assert page.count('data-protocol="counterbalanced"') == 2  # one per table
+    assert "counterbalanced (both option orders, recommended)" in page and "not the paper&#x27;s protocol" in page
+    rows = list(csv.DictReader(io.StringIO(client.get("/moralbench/models.csv").content.decode())))
+    assert {(row["protocol"], row["paper_protocol"]) for row in rows} == {("counterbalanced", "no")}
+    report = client.get("/moralbench/models/fake/model/").content.decode()
+    assert 'data-protocol="counterbalanced" class="notice"' in report and "Protocol: counterbalanced" in report
+
+
+def test_a_run_by_the_papers_protocol_is_titled_as_such(client, moralbench, fake_model, fake_provider):
+    fake_provider.answer = lambda body: "A"
+    plan = {"option_order": "paper", "sets": ["MFQ_30"]}  # generate, 5 replicates, temperature 0.7 by default
+    run_execute(run_id=run_start(instrument="moralbench", model=fake_model, plan=plan, enqueue=False).pk)
+
+    page = client.get("/moralbench/models/").content.decode()
+
+    assert 'data-protocol="paper"' in page and "the paper&#x27;s protocol: the published option order" in page
+    assert "not the paper&#x27;s protocol" not in page
+
+
+def test_the_instrument_page_gives_each_binary_sets_option_sum(client, moralbench):
+    page = client.get("/moralbench/").content.decode()
+    assert "two options sum to 5" in page and "two options sum to 4" in page
+    assert "summing to 5" not in page  # the data file's one-line source note, which says 5 for both
+    assert "二选一 MFV-LLM 题目的两个选项之和为 4" in client.get("/moralbench/?lang=zh-hans").content.decode()
+
+
 def test_the_models_page_shows_only_the_chosen_models_and_names_unknown_ones(client, measured):
     LLMModel.objects.create(slug="other/model", name="Other", provider="openai_compatible", model_id="x")
     page = client.get("/moralbench/models/?model=fake/model&model=nobody").content.decode()
@@ -82,7 +110,7 @@ def test_published_results_are_readable_in_the_api(client, measured):
     assert set(listed[0]["sets"]) == {"MFQ_30", "6_concepts_compare"}
 
 
-def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measured):
+def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measured, any_number_of_people):
     from surveys.services import consent_text_install_defaults
 
     consent_text_install_defaults()
@@ -93,3 +121,14 @@ def test_people_who_answered_a_whole_set_appear_beside_the_models(client, measur
     assert "People, median (N = 1)" in page
     assert page.count("data-people>") == 2 * 7 + 2 * 7  # two tables, seven rows, two sets each
     assert page.count("(1)</td>") == 6  # MFQ_30: five foundations and the total
+
+
+def test_a_published_row_of_the_paper_is_labelled_with_its_own_protocol():
+    from instruments.moralbench.reports import protocol
+
+    assert protocol({"source": "paper"})["paper"] is True
+    assert protocol({"mode": "generate", "option_order": "paper", "replicates": 3, "run": {"temperature": 0.7}}) == {
+        "name": "paper",
+        "paper": False,
+        "label": "the published option order; generate, runs: 3, temperature 0.7; not the paper's protocol",
+    }

@@ -13,7 +13,7 @@ from surveys.models import QuestionnaireAnswer
 
 pytestmark = pytest.mark.django_db
 
-ENGLISH_TITLE, CHINESE_TITLE = "The Spreadsheet Error", "电子表格里的错误"
+ENGLISH_TITLE, CHINESE_TITLE = "The Spreadsheet Error", "电子表格错误"
 KEPT_NOTICE_ZH = "因此题目仍以英文显示"
 
 

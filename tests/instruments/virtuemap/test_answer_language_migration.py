@@ -10,8 +10,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("virtuemap", "0008_time_on_item_ms_in_64_bits"), ("surveys", "0018_time_on_item_ms_in_64_bits")]
-AFTER = [("virtuemap", "0009_validation_response_language"), ("surveys", "0019_questionnaire_answer_language")]
+BEFORE = [("virtuemap", "0010_profiling_records_edition_version"), ("surveys", "0018_time_on_item_ms_in_64_bits")]
+AFTER = [("virtuemap", "0011_validation_response_language"), ("surveys", "0019_questionnaire_answer_language")]
 
 
 def _migrate(targets):

@@ -32,7 +32,7 @@ def test_the_view_box_widens_to_hold_long_axis_labels():
 
 def test_chinese_axis_labels_are_given_a_whole_em_a_character():
     wide = "适度而不放纵的节制之德"  # 11 full-width characters: 11 ems, where 0.7 em a character would give 7.7
-    chinese = ["实践智慧", "正义", "诚实", "勇气", wide]
+    chinese = ["实践智慧", "公正", "诚实", "勇气", wide]
     chart = radar_chart(axis_labels=chinese, series=[RadarSeries("p", [50] * 5)])
     left = next(label for label in chart.labels if label.text == wide)
 

@@ -68,7 +68,7 @@ def test_the_virtues_keep_their_greek_names_and_their_aristotelian_chinese_names
 
     assert names == {
         "wisdom": ("实践智慧", "Phronesis"),
-        "justice": ("正义", "Dikaiosyne"),
+        "justice": ("公正", "Dikaiosyne"),
         "truthfulness": ("诚实", "Aletheia"),
         "courage": ("勇气", "Andreia"),
         "temperance": ("节制", "Sophrosyne"),
@@ -105,7 +105,7 @@ def test_the_loader_stores_the_chinese_texts_beside_the_english(instrument):
     option = Option.objects.get(dilemma_id="D3", letter="E")
     assert option.text == "Remain silent until the problem becomes undeniable."
     assert option.translations == {"zh-hans": {"text": "保持沉默，直到问题变得无可否认。"}}
-    assert Dilemma.objects.get(pk="D1").translations["zh-hans"]["title"] == "电子表格里的错误"
+    assert Dilemma.objects.get(pk="D1").translations["zh-hans"]["title"] == "电子表格错误"
     assert Virtue.objects.get(pk="wisdom").translations["zh-hans"]["name"] == "实践智慧"
     content = VirtueMapInstrument.objects.get()
     assert "{scenario}" in content.translations["zh-hans"]["llm_prompt_template"]
@@ -128,9 +128,9 @@ def test_the_accessor_gives_the_edition_of_any_chinese_code_and_english_otherwis
 
 def test_the_accessor_falls_back_to_english_where_a_text_is_not_translated(instrument):
     dilemma = Dilemma.objects.get(pk="D2")
-    dilemma.translations = {"zh-hans": {"title": "截止日期的例外"}}
+    dilemma.translations = {"zh-hans": {"title": "截止日期例外"}}
 
-    assert item_text(dilemma, "title", "zh-hans") == "截止日期的例外"
+    assert item_text(dilemma, "title", "zh-hans") == "截止日期例外"
     assert item_text(dilemma, "scenario", "zh-hans") == dilemma.scenario
 
 
@@ -162,28 +162,41 @@ def test_the_chinese_prompt_renders_every_dilemma_with_its_five_chinese_response
     plugin = VirtueMap()
 
     for dilemma in CHINESE["dilemmas"]:
-        [message] = plugin.render(dilemma["id"], display_to_option=MAPPING, language="zh")
-        content = message["content"]
+        system, user = plugin.render(dilemma["id"], display_to_option=MAPPING, language="zh")
+        content = user["content"]
+        assert system["content"] == "你是一项强制排序伦理困境问卷的认真参与者。只返回有效的 JSON。"
         assert content.startswith("你正在参加一项关于伦理决策的调查。")
-        assert f"情境：{dilemma['scenario']}" in content
+        assert f"情境：\n{dilemma['scenario']}" in content
         listed = "".join(f"\n{label}. {dilemma['options'][letter]}" for label, letter in MAPPING.items())
         assert listed in content
-        assert content.endswith('{"ranking":["A","B","C","D","E"]}')
-        assert "{scenario}" not in content and "{responses}" not in content
+        assert content.endswith('{"ranking":["1","2","3","4","5"]}')
+        assert "{scenario}" not in content and "{response" not in content
 
 
-def test_the_english_prompt_is_unchanged(instrument):
-    [message] = VirtueMap().render("D3", display_to_option=MAPPING, language="en")
+def test_the_chinese_paper_protocol_lists_the_responses_on_one_line_under_letters(instrument):
+    dilemma = CHINESE["dilemmas"][0]
+    [user] = VirtueMap().render(dilemma["id"], display_to_option=MAPPING, language="zh", protocol_name="paper")
 
-    assert message["content"].startswith("You are participating in an ethical decision-making survey.")
-    assert "\n1. Remain silent until the problem becomes undeniable.\n" in message["content"]
+    shown = "；".join(
+        f"{label}. {dilemma['options'][MAPPING[position]]}" for label, position in zip("ABCDE", "12345", strict=True)
+    )
+    assert f"回应：{shown}。" in user["content"]
+    assert user["content"].endswith('{"ranking":["A","B","C","D","E"]}')
+
+
+def test_the_english_prompt_is_the_original_suites(instrument):
+    system, user = VirtueMap().render("D3", display_to_option=MAPPING, language="en")
+
+    assert system["content"].startswith("You are a careful participant in a forced-ranking ethical dilemma")
+    assert user["content"].startswith("You are participating in an ethical decision-making survey.")
+    assert "\n1. Remain silent until the problem becomes undeniable.\n" in user["content"]
 
 
 def test_the_item_records_are_english_unless_a_language_is_asked(instrument):
     plugin = VirtueMap()
 
     assert plugin.item_records()[0]["title"] == "The Spreadsheet Error"
-    assert plugin.item_records("zh-hans")[0]["title"] == "电子表格里的错误"
+    assert plugin.item_records("zh-hans")[0]["title"] == "电子表格错误"
 
 
 def test_an_answer_to_the_chinese_prompt_is_parsed_with_full_width_punctuation():
@@ -204,12 +217,12 @@ def test_a_chinese_refusal_is_recorded_as_a_refusal():
 
 
 def test_the_chinese_follow_up_asks_again_in_chinese():
-    from instruments.virtuemap.prompts import corrective_message
+    from instruments.virtuemap.protocols import protocol, reask_message
 
-    message = corrective_message("3 repeated; 5 missing", language="zh-hans")
+    message = reask_message(protocol("original", "zh-hans"))
 
-    assert message["content"].startswith("你的回答无法使用（3 repeated; 5 missing）")
-    assert message["content"].endswith('{"ranking":["1","2","3","4","5"]}')
+    assert message["content"].startswith("你之前的回答无效。")
+    assert '{"ranking":["1","2","3","4","5"]}' in message["content"]
 
 
 # --- the migration ---------------------------------------------------------------------------------------------
@@ -241,7 +254,7 @@ def test_the_migration_adds_the_chinese_texts_to_a_loaded_instrument_and_keeps_e
         "Report it.",
         "立即报告这个错误，并如实说明事情的经过。",
     )
-    assert item_text(Dilemma.objects.get(), "title", "zh-hans") == "电子表格里的错误"
+    assert item_text(Dilemma.objects.get(), "title", "zh-hans") == "电子表格错误"
     assert item_text(Dilemma.objects.get(), "scenario", "en") == "S"
     assert Virtue.objects.get().translations["zh-hans"]["definition"].startswith("在具体情境中")
     assert "{responses}" in VirtueMapInstrument.objects.get().translations["zh-hans"]["llm_prompt_template"]
@@ -277,7 +290,7 @@ def test_the_english_profiling_page_is_unchanged(client, instrument):
 def test_the_language_chosen_by_a_link_stays_for_the_visit(client, instrument):
     client.get("/profile/?lang=zh-hans")
 
-    assert "截止日期的例外" in client.get("/profile/dilemmas/D2/").content.decode()
+    assert "截止日期例外" in client.get("/profile/dilemmas/D2/").content.decode()
 
 
 def test_the_home_page_gives_the_virtue_definitions_in_chinese(client, instrument):
@@ -293,7 +306,7 @@ def test_the_results_page_names_the_virtues_and_dilemmas_in_chinese(client, inst
 
     page = client.get("/profile/results/").content.decode()
 
-    assert "实践智慧" in page and "节制" in page and "电子表格里的错误" in page and NOTICE in page
+    assert "实践智慧" in page and "节制" in page and "电子表格错误" in page and NOTICE in page
 
 
 def test_the_study_item_page_in_chinese_shows_the_dilemma_and_the_virtue_in_chinese(client, open_candidate):
@@ -307,7 +320,7 @@ def test_the_study_item_page_in_chinese_shows_the_dilemma_and_the_virtue_in_chin
 
     page = client.get("/study/item/").content.decode()
 
-    assert "电子表格里的错误" in page and "实践智慧" in page and "在具体情境中判断何为恰当的能力" in page
+    assert "电子表格错误" in page and "实践智慧" in page and "在具体情境中判断何为恰当的能力" in page
     assert all(text in page for text in CHINESE["dilemmas"][0]["options"].values())
     assert NOTICE in page
     from surveys.models import Respondent
@@ -390,6 +403,6 @@ def test_the_study_api_serves_the_item_in_the_request_language(open_candidate):
 
     item = api.get("/api/v1/study/next/").json()
 
-    assert item["dilemma"]["title"] == "电子表格里的错误"
+    assert item["dilemma"]["title"] == "电子表格错误"
     assert item["dilemma"]["options"] == CHINESE["dilemmas"][0]["options"]
     assert item["virtue"]["name"] == "实践智慧" and item["virtue"]["definition"].startswith("在具体情境中")

@@ -37,6 +37,9 @@ def test_the_study_landing_page_is_in_chinese(client, open_candidate):
 
 
 def test_the_consent_page_is_in_chinese(client, open_candidate):
+    from instruments.virtuemap.validation import validation_open
+
+    validation_open(pairs=[("D1", "wisdom")], language="zh-hans")  # a closed edition's consent page takes no consent
     page = chinese(client, "/study/consent/")
     assert "研究说明" in page and "我同意，开始研究" in page and "我不同意" in page
 

@@ -215,7 +215,9 @@ def test_the_results_say_what_a_score_means_with_the_persons_own_highest_score(c
     assert "the same <strong>shape</strong>, not the same level" in text or "No comparison" in text
 
 
-def test_people_are_the_reference_only_once_enough_have_consented(client, instrument, consent_texts, settings):
+def test_people_are_the_reference_only_once_enough_have_consented(
+    client, instrument, consent_texts, settings, any_number_of_people
+):
     from instruments.virtuemap.models import ProfilingSubmission
     from instruments.virtuemap.plugin import PROFILING
     from surveys.services import respondent_consent

@@ -44,7 +44,7 @@ def test_consent_returns_the_participant_reference_that_withdraws_from_any_brows
         "participant_reference"
     ]
     assert reference not in str(list(Respondent.objects.values()))
-    page = Client().post("/withdraw/", {"reference": reference}).content.decode()
+    page = Client().post("/withdraw/", {"reference": reference, "confirm": "1"}).content.decode()
     assert "Deleted 1 record" in page and not Respondent.objects.exists()
 
 

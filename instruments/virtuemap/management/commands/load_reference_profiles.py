@@ -1,4 +1,4 @@
-"""Publish the three reference model profiles of the original VirtueMap run-suite (GPT, Claude, Gemini)."""
+"""Publish the nine reference model profiles of the original VirtueMap run-suite (the paper's Table 1 models)."""
 
 from __future__ import annotations
 

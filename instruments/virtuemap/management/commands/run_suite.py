@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from instruments.virtuemap.protocols import DEFAULT, PROTOCOLS
 from instruments.virtuemap.selectors import run_profile
 from llmruns.cli import diagnostics_write, model_or_error, run_in_foreground, run_line
 from llmruns.diagnostics import run_diagnostics
@@ -25,7 +26,15 @@ class Command(BaseCommand):
         parser.add_argument("--min-runs", type=int, default=3)
         parser.add_argument("--max-runs", type=int, default=10)
         parser.add_argument("--batch-size", type=int, default=1, help="Runs between two stopping decisions.")
-        parser.add_argument("--max-attempts", type=int, default=5, help="Answers asked for per item.")
+        parser.add_argument(
+            "--protocol",
+            choices=PROTOCOLS,
+            default=DEFAULT,
+            help="original (the run-suite's, how the paper's profiles were made; default) or paper (Appendix B).",
+        )
+        parser.add_argument(
+            "--max-attempts", type=int, default=None, help="Answers asked for per item (default: the protocol's, 8)."
+        )
         parser.add_argument("--ci-threshold", type=float, default=5.0)
         parser.add_argument("--consistency-threshold", type=float, default=95.0)
         parser.add_argument("--seed", type=int, default=None, help="Default: random (and stored).")
@@ -37,7 +46,15 @@ class Command(BaseCommand):
         model = model_or_error(options["model"])
         plan = {
             name: options[name]
-            for name in ("min_runs", "max_runs", "batch_size", "max_attempts", "ci_threshold", "consistency_threshold")
+            for name in (
+                "protocol",
+                "min_runs",
+                "max_runs",
+                "batch_size",
+                "max_attempts",
+                "ci_threshold",
+                "consistency_threshold",
+            )
         }
         try:
             run = run_start(
@@ -55,7 +72,8 @@ class Command(BaseCommand):
             self.stdout.write(f"Suite {run.pk} queued for {model} (seed {run.seed}).")
             return
         self.stdout.write(
-            f"Suite {run.pk} of {model} in {run.language}, seed {run.seed}, {plan['min_runs']}–{plan['max_runs']} runs."
+            f"Suite {run.pk} of {model} in {run.language}, seed {run.seed}, "
+            f"{plan['min_runs']}–{plan['max_runs']} runs, protocol {plan['protocol']}."
         )
         run = run_in_foreground(run, stream=self.stderr._out, unit="item", postfix=_postfix)
         self.stdout.write(run_line(run))

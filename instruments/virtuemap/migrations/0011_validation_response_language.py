@@ -27,7 +27,7 @@ def backfill(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("virtuemap", "0008_time_on_item_ms_in_64_bits"),
+        ("virtuemap", "0010_profiling_records_edition_version"),
         ("surveys", "0018_time_on_item_ms_in_64_bits"),
     ]
 
