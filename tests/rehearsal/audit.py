@@ -221,25 +221,28 @@ def answer_languages(records: list[Record]) -> list[str]:
 
 
 def exports_complete(records: list[Record], exports: dict[str, list[dict[str, str]]]) -> list[str]:
-    """Every study's answers are in an admin export, one row per answer, each with the language it was shown in."""
+    """Every study's answers are in an admin export, one row per answer, each with the language it was shown in; no
+    export holds more rows of a study than it has answers."""
     from surveys.models import Respondent
 
-    study_of = dict(Respondent.objects.values_list("pk", "study"))
-    study_of = {str(pk): study for pk, study in study_of.items()}
-    rows_by_study: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for rows in exports.values():
+    study_of = {str(pk): study for pk, study in Respondent.objects.values_list("pk", "study")}
+    rows_by_study: dict[str, dict[str, list[dict[str, str]]]] = defaultdict(dict)
+    for name, rows in exports.items():
         for row in rows:
             if row.get("respondent") in study_of:
-                rows_by_study[study_of[row["respondent"]]].append(row)
+                rows_by_study[study_of[row["respondent"]]].setdefault(name, []).append(row)
     problems = []
     for study in STUDIES:
-        respondents = Respondent.objects.filter(study=study)
-        stored = sum(len(stored_answers(respondent)) for respondent in respondents)
-        rows = rows_by_study.get(study, [])
-        if len(rows) != stored:
-            problems.append(f"{study}: {stored} answers stored, {len(rows)} rows in admin's exports")
-        if rows and "language" not in rows[0]:
-            problems.append(f"{study}: the export has no language column")
+        stored = sum(len(stored_answers(respondent)) for respondent in Respondent.objects.filter(study=study))
+        found = rows_by_study.get(study, {})
+        if not any(len(rows) == stored for rows in found.values()):
+            counts = ", ".join(f"{name}: {len(rows)}" for name, rows in found.items()) or "none"
+            problems.append(f"{study}: {stored} answers stored, rows in admin's exports: {counts}")
+        for name, rows in found.items():
+            if len(rows) > stored:
+                problems.append(f"{study}: {name} has {len(rows)} rows for {stored} answers")
+            if "language" not in rows[0]:
+                problems.append(f"{study}: {name} has no language column")
     return problems
 
 

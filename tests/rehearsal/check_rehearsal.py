@@ -1,11 +1,8 @@
-"""The rehearsal's verdicts: one check per property a researcher relies on, over the one pilot of the session.
-
-Checks marked from `pending` wait for a feature still being built (docs/rehearsal.md names them).
-"""
+"""The rehearsal's verdicts: one check per property a researcher relies on, over the one pilot of the session."""
 
 from __future__ import annotations
 
-from tests.rehearsal import audit, pending
+from tests.rehearsal import audit
 
 
 def explain(problems: list[str]) -> str:
@@ -49,7 +46,6 @@ def test_every_answer_records_the_language_it_was_shown_in(records):
     assert not problems, explain(problems)
 
 
-@pending.study_exports()
 def test_every_study_is_exported_from_admin_one_row_per_answer_with_its_language(records, exports):
     problems = audit.exports_complete(records, exports)
     assert not problems, explain(problems)
@@ -65,17 +61,15 @@ def test_no_study_is_advertised_in_a_language_in_which_it_is_closed(records):
     assert not problems, explain(problems)
 
 
-@pending.aggregate_minimum()
 def test_no_public_page_shows_people_from_fewer_than_the_minimum(records, browser, site):
     from django.conf import settings
 
-    minimum = getattr(settings, "PUBLIC_AGGREGATE_MIN_RESPONDENTS", 10)
+    minimum = settings.PUBLIC_AGGREGATE_MIN_RESPONDENTS
     paths = ["/amaeval/", "/moralbench/", "/transitivity/", "/leaderboards/", "/compare/"]
     problems = audit.public_aggregates(audit.public_pages(browser, site, paths), minimum)
     assert not problems, explain(problems)
 
 
-@pending.deletion_confirmation()
 def test_a_withdrawal_by_reference_asks_once_before_it_deletes(records):
     problems = audit.withdrawals_confirmed(records)
     assert not problems, explain(problems)

@@ -24,7 +24,7 @@ from tests.rehearsal.site import PYTHON, ROOT, Site, site_start
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Start the site before the checks are collected: their marks ask Django which fields exist."""
+    """Start the site, then set Django up in this process on its database, for the checks to read."""
     pace, size = pacing.pace_from_environment(), pacing.size_from_environment()
     port = int(os.environ.get("REHEARSAL_PORT", "0"))
     started = time.monotonic()

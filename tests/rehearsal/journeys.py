@@ -244,10 +244,10 @@ def withdraw(pilot: Pilot, journey: Journey) -> Record:
     if not record.consented:
         return record
     context, page = reference_page(pilot, record, "withdraw")
-    report = page.locator("[data-withdrawal-report]")
-    if not report.count() and page.locator('main form button[type="submit"]').count():
+    confirm = page.locator('main form button[name="confirm"]')
+    if not page.locator("[data-withdrawal-report]").count() and confirm.count():
         record.confirmation_asked = True
-        submit(page, page.locator('main form button[type="submit"]').last)
+        submit(page, confirm)
     record.withdrawn = page.locator("[data-withdrawal-report]").count() > 0
     context.close()
     return record
