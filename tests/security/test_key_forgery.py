@@ -88,7 +88,9 @@ def script_pages(index: int, published: dict) -> int:
     then every item corrected to the reversed published key (attention checks passed). Returns the answers given."""
     client = Client(REMOTE_ADDR=address(index))
     page = client.get("/study/consent/").content.decode()
-    client.post("/study/consent/", {"agree": "on", "accept": "1", "form_time": FORM_TIME.search(page).group(1)})
+    if (form_time := FORM_TIME.search(page)) is None:
+        return 0  # nothing is open any more: the consent page takes no consent
+    client.post("/study/consent/", {"agree": "on", "accept": "1", "form_time": form_time.group(1)})
     answers = 0
     while (page := client.get("/study/item/")).status_code == 200 and "assignment" in page.context:
         assignment = page.context["assignment"]

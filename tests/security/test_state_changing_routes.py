@@ -114,6 +114,9 @@ def test_form_posts_without_a_csrf_token_are_forbidden(populated):
 def test_the_study_api_ignores_the_session_cookie(populated, client):
     # A browser that took part through the pages has a session; the API must still ask for the respondent token,
     # so a cross-site form cannot answer in that person's name.
+    from instruments.virtuemap.validation import validation_open
+
+    validation_open(pairs=[("D1", "wisdom")])  # a study with nothing open takes no consent
     client.post("/study/consent/", {"agree": "on", "accept": "1"})
     assert client.session.get("validation_respondent")
     response = client.post(

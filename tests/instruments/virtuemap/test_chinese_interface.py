@@ -44,8 +44,13 @@ def test_the_consent_page_is_in_chinese(client, open_candidate):
     assert "研究说明" in page and "我同意，开始研究" in page and "我不同意" in page
 
 
-def test_the_item_page_is_in_chinese(consented):
-    page = chinese(consented, "/study/item/")
+def test_the_item_page_is_in_chinese(client, open_candidate):
+    from instruments.virtuemap.validation import validation_open
+
+    # Consent in Chinese: the items stay in the edition of the consent (an English one's stay English).
+    validation_open(pairs=[("D1", "wisdom")], language="zh-hans")
+    client.post("/study/consent/?lang=zh-hans", {"agree": "on", "accept": "1"})
+    page = chinese(client, "/study/item/")
     assert "第 1 题，共 10 题" in page and "计分键验证研究" in page
     assert "拟定的排序：从最能体现到最不能体现" in page
     assert "提交我的更正" in page and "退出并删除我的回答" in page
