@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
     extend_schema_serializer,
@@ -271,7 +273,14 @@ class TransitivitySummaryApi(APIView):
             OpenApiParameter("source", str, enum=["runs", "paper"], description="runs (default) or paper."),
             OpenApiParameter("models", str, description="Comma-separated model slugs (source=runs only)."),
         ],
-        responses={200: serializers.DictField(), **error_responses(400)},
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="sets, adherence (wum, hcm, grum: count and share), order_effects (pairs, wum, grum, "
+                "ranking_or_triples) and principles (per code: rankings, top_two, bottom_two), as the example shows",
+            ),
+            **error_responses(400),
+        },
         examples=[
             OpenApiExample(
                 "The paper's table",

@@ -32,7 +32,9 @@ class PrefixReusingBackend(RecordingBackend):
 
 def _interleaved_run(model: LLMModel) -> Run:
     """A static AMAeval run whose trials, in creation order, alternate between two system prompts."""
-    run = run_start(instrument="amaeval", model=model, plan={"part": "static", "limit": 3}, seed=7, enqueue=False)
+    run = run_start(
+        instrument="amaeval", model=model, plan={"part": "static", "limit": 3, "replicates": 1}, seed=7, enqueue=False
+    )
     for number, trial in enumerate(Trial.objects.filter(run=run).order_by("pk")):
         trial.messages = [{"role": "system", "content": "family B" if number % 2 else "family A"}, *trial.messages[1:]]
         trial.save(update_fields=["messages"])
