@@ -23,7 +23,7 @@ DETAILS = {
 
 def _expected_labels() -> list[str]:
     instruments = [plugin.identity.name for plugin in registry.instruments() if plugin.page_url]
-    return ["Take part", "Profile yourself", "Models", *instruments]
+    return ["Take part", "Profile yourself", "Models", "Leaderboards", *instruments]
 
 
 def _in_viewport(page, locator) -> bool:

@@ -28,7 +28,7 @@ def test_smollm2_takes_both_parts_judged_by_itself(amaeval_instrument):
         assert attempt.request["max_tokens"] == 10 and attempt.served_by.startswith("llama-cpp-python")
         label = read_label(attempt.raw_text, int(trial.item[1]), fidelity="corrected")
         assert trial.answer_status == ("unparseable" if label is None else "valid")
-    chain = Trial.objects.get(run=run, item="gen/39")
+    chain = Trial.objects.get(run=run, item__startswith="gen/")
     steps = list(chain.attempts.order_by("number").values_list("step", flat=True))
     assert steps[:2] == ["actions", "consequences"] and sum("precept Care" in step for step in steps) >= 1
     judged = Attempt.objects.filter(trial=chain, judge=True)
