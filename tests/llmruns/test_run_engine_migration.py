@@ -17,6 +17,7 @@ from django.db.migrations.executor import MigrationExecutor
 from instruments.transitivity.reports import subject_results
 from scoring.transitivity import pairs
 from tests.instruments.transitivity.reporting import vectors_for_model
+from tests.migrations import migrate_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,12 +29,6 @@ BEFORE = [
     ("surveys", "0007_transitivity_study"),
 ]
 CODES = ["A", "Ce", "Cp", "F", "Li", "Lo", "S"]
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 def _old_suites(apps) -> dict[str, int]:
@@ -176,7 +171,7 @@ def _old_respondent(apps):
 def test_migrating_forward_keeps_every_suite_item_profile_choice_and_respondent(settings):
     from instruments.transitivity.services import transitivity_instrument_load_file
 
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     _old_content(old)
     # The transitivity content tables did not change between the two schemas, so today's loader fills them.
     transitivity_instrument_load_file()

@@ -4,13 +4,12 @@ maintained lists (django-countries, pycountry), on the page and in the study API
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from instruments.virtuemap.validation import validation_open
 from surveys.demographics import country_choices, language_choices
 from surveys.models import Respondent
 from surveys.services import respondent_demographics_set
+from tests.migrations import migrate_to
 from virtuemap_site.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db
@@ -56,15 +55,9 @@ BEFORE = [("surveys", "0013_consent_text_study_details")]
 AFTER = [("surveys", "0014_native_language_iso_codes")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_stored_languages_become_iso_codes_and_countries_stay_as_they_were():
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     text = old.get_model("surveys", "ConsentText").objects.create(
         study="validation", version="1", title="t", information_sheet="i", consent_statement="c", text_hash="0" * 64
     )
@@ -74,11 +67,11 @@ def test_stored_languages_become_iso_codes_and_countries_stay_as_they_were():
             study="validation", consent_text=text, consent_version="1", consent_text_hash="0" * 64,
             consented_at="2026-06-01T10:00:00+00:00", native_language=language, country=country,
         )  # fmt: skip
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
     rows = set(new.get_model("surveys", "Respondent").objects.values_list("native_language", "country"))
     assert rows == {("en", "GB"), ("other", "other"), ("", "")}
     new.get_model("surveys", "Respondent").objects.filter(country="other").update(native_language="sw")
-    back = _migrate(BEFORE)
+    back = migrate_to(BEFORE)
     rows = set(back.get_model("surveys", "Respondent").objects.values_list("native_language", "country"))
     assert rows == {("english", "GB"), ("other", "other"), ("", "")}
-    _migrate(AFTER)
+    migrate_to(AFTER)

@@ -8,16 +8,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from tests import client_session
+from tests.migrations import migrate_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("surveys", "0012_questionnaire_and_consent_languages")]
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 def _migrate_to_latest() -> None:
@@ -39,7 +34,7 @@ def _old_respondent(apps, *, study: str, token_hash: str) -> str:
 
 
 def test_earlier_respondents_keep_their_rows_without_a_reference_and_start_again_withdraws_them(client, instrument):
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     profiling = _old_respondent(old, study="profiling", token_hash="a" * 64)
     validation = _old_respondent(old, study="validation", token_hash="b" * 64)
 

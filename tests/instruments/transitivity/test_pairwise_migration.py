@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from instruments.transitivity import trials
+from tests.migrations import migrate_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,14 +19,6 @@ BEFORE = [("transitivity", "0002_drop_choice_runs"), ("surveys", "0011_content_a
 # migrations (e.g. QuestionnaireAnswer.replaced) extend.
 AFTER = [("transitivity", "0004_pairwise_tables_dropped"), ("surveys", None)]
 CODES = ["A", "Ce", "Cp", "F", "Li", "Lo", "S"]
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    leaves = dict(executor.loader.graph.leaf_nodes())
-    targets = [(app, name or leaves[app]) for app, name in targets]
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 def _old_session(apps, *, block: int, seed: int, answered: int):
@@ -60,11 +53,11 @@ def _old_session(apps, *, block: int, seed: int, answered: int):
 
 
 def test_pairwise_sessions_move_into_the_shared_questionnaire_and_back(transitivity_instrument):
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     finished = _old_session(old, block=3, seed=11, answered=42)
     unfinished = _old_session(old, block=5, seed=12, answered=7)
 
-    _migrate(AFTER)
+    migrate_to(AFTER)
 
     from instruments.transitivity.questionnaire import choice_vectors
     from surveys.models import QuestionnaireAnswer, QuestionnaireSession
@@ -86,8 +79,8 @@ def test_pairwise_sessions_move_into_the_shared_questionnaire_and_back(transitiv
     assert not partly.is_complete and questionnaire_next_position(session=partly) == 8
     assert QuestionnaireAnswer.objects.count() == 49
 
-    back = _migrate(BEFORE)
+    back = migrate_to(BEFORE)
     assert back.get_model("transitivity", "PairwiseAnswer").objects.count() == 49
     restored = back.get_model("transitivity", "PairwiseSession").objects.get(respondent_id=finished)
     assert restored.blocks == [3] and restored.answers.filter(chosen_id="A").count() == 6 * 2
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate_to(MigrationExecutor(connection).loader.graph.leaf_nodes())

@@ -5,8 +5,8 @@ items)."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migrations import migrate_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -14,18 +14,10 @@ BEFORE = [("virtuemap", "0010_profiling_records_edition_version"), ("surveys", "
 AFTER = [("virtuemap", "0011_validation_response_language"), ("surveys", "0019_questionnaire_answer_language")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    leaves = dict(executor.loader.graph.leaf_nodes())
-    targets = [(app, name or leaves[app]) for app, name in targets]
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.fixture(autouse=True)
 def latest_schema_afterwards():
     yield
-    _migrate([("virtuemap", None), ("surveys", None)])
+    migrate_to([("virtuemap", None), ("surveys", None)])
 
 
 def _respondent(apps, study: str, language: str):
@@ -64,18 +56,18 @@ def _populate(apps) -> None:
 
 
 def test_validation_responses_take_the_edition_their_respondent_consented_in():
-    _populate(_migrate(BEFORE))
+    _populate(migrate_to(BEFORE))
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
 
     rows = new.get_model("virtuemap", "ValidationResponse").objects.values_list("candidate__language", "language")
     assert sorted(rows) == [("en", "en"), ("zh-hans", "zh-hans")]
 
 
 def test_questionnaire_answers_of_english_only_items_are_english_whatever_the_consents_language():
-    _populate(_migrate(BEFORE))
+    _populate(migrate_to(BEFORE))
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
 
     rows = new.get_model("surveys", "QuestionnaireAnswer").objects.values_list(
         "session__respondent__language", "language"

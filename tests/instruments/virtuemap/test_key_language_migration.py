@@ -4,8 +4,9 @@ stored profiles say English keys scored them, and the one-retained-key rule beco
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
+from django.db import IntegrityError, transaction
+
+from tests.migrations import migrate_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -14,19 +15,11 @@ BEFORE = [("virtuemap", "0005_key_decision_marks_overrides"), ("surveys", None)]
 AFTER = [("virtuemap", "0006_key_language"), ("surveys", None)]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    leaves = dict(executor.loader.graph.leaf_nodes())
-    targets = [(app, name or leaves[app]) for app, name in targets]
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.fixture(autouse=True)
 def latest_schema_afterwards():
     """Later tests need every migration applied, including any that come after this one."""
     yield
-    _migrate([("virtuemap", None), ("surveys", None)])
+    migrate_to([("virtuemap", None), ("surveys", None)])
 
 
 def _populate(apps) -> int:
@@ -64,10 +57,10 @@ def _populate(apps) -> int:
 
 
 def test_existing_keys_and_profiles_become_the_english_editions():
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     person = _populate(old)
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
 
     KeyCandidate = new.get_model("virtuemap", "KeyCandidate")
     assert set(KeyCandidate.objects.values_list("language", flat=True)) == {"en"}
@@ -77,8 +70,8 @@ def test_existing_keys_and_profiles_become_the_english_editions():
 
 
 def test_after_the_migration_each_edition_has_its_own_retained_key_and_open_round():
-    _populate(_migrate(BEFORE))
-    new = _migrate(AFTER)
+    _populate(migrate_to(BEFORE))
+    new = migrate_to(AFTER)
     KeyCandidate = new.get_model("virtuemap", "KeyCandidate")
     pair = {"dilemma_id": "D1", "virtue_id": "wisdom"}
 

@@ -8,16 +8,12 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests.migrations import migrate_to
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("virtuemap", "0008_time_on_item_ms_in_64_bits"), ("llmruns", "0011_result_protocol")]
 AFTER = [("virtuemap", "0009_runs_name_their_protocol"), ("llmruns", "0011_result_protocol")]
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +24,7 @@ def latest_schema_afterwards():
 
 
 def test_runs_and_results_name_the_protocol_they_were_asked_by():
-    apps = _migrate(BEFORE)
+    apps = migrate_to(BEFORE)
     LLMModel, Run, Result = (apps.get_model("llmruns", name) for name in ("LLMModel", "Run", "Result"))
     model = LLMModel.objects.create(slug="m", name="M", model_id="m")
     imported = Run.objects.create(model=model, instrument="virtuemap", instrument_version="2", status="imported")
@@ -39,7 +35,7 @@ def test_runs_and_results_name_the_protocol_they_were_asked_by():
     other = Run.objects.create(model=model, instrument="moralbench", instrument_version="1", status="finished")
     result = Result.objects.create(model=model, instrument="virtuemap", source="import", run=imported, summary={})
 
-    apps = _migrate(AFTER)
+    apps = migrate_to(AFTER)
     Run, Result = apps.get_model("llmruns", "Run"), apps.get_model("llmruns", "Result")
     plans = {run.pk: run.plan for run in Run.objects.all()}
     assert plans[imported.pk] == {"protocol": "original"}
